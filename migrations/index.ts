@@ -1,0 +1,4 @@
+import { Init1763769600000 } from './1763769600000-Init';
+
+/** The one migration history, in order, for PGlite and PostgreSQL alike. */
+export const MIGRATIONS = [Init1763769600000];

@@ -1,0 +1,41 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { AuthModule } from './auth/auth.module';
+import { AppConfig, CONFIG } from './config/config';
+import { DatabaseModule } from './database/database.module';
+import { FactsModule } from './facts/facts.module';
+import { HealthModule } from './health/health.controller';
+import { ModelsModule } from './models/models.module';
+import { ResearchModule } from './research/research.module';
+import { SearchModule } from './search/search.module';
+
+@Global()
+@Module({})
+class ConfigModule {
+  static with(config: AppConfig): DynamicModule {
+    return {
+      module: ConfigModule,
+      providers: [{ provide: CONFIG, useValue: config }],
+      exports: [CONFIG],
+    };
+  }
+}
+
+/** The whole service, built from one config so that tests pass their own. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.with(config),
+        DatabaseModule,
+        FactsModule,
+        ModelsModule,
+        AuthModule,
+        SearchModule,
+        ResearchModule,
+        HealthModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,96 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource, IsNull, Repository } from 'typeorm';
+import { Account } from './account.entity';
+import { ApiKey } from './api-key.entity';
+
+export const KEY_PREFIX = 'ff_live_';
+const DISPLAY_LENGTH = KEY_PREFIX.length + 8;
+const KEY_SHAPE = /^ff_live_[A-Za-z0-9_-]{43}$/;
+
+export interface CreatedKey {
+  /** The secret; shown once, never stored. */
+  key: string;
+  prefix: string;
+  email: string;
+}
+
+export class KeyNotFoundError extends Error {}
+
+/** Issues, verifies and revokes API keys. Only a key's SHA-256 is ever stored. */
+@Injectable()
+export class ApiKeysService {
+  private readonly keys: Repository<ApiKey>;
+  private readonly accounts: Repository<Account>;
+
+  constructor(private readonly db: DataSource) {
+    this.keys = db.getRepository(ApiKey);
+    this.accounts = db.getRepository(Account);
+  }
+
+  /** Creates a key for `email`, creating the account on first use. */
+  async create(email: string, name = ''): Promise<CreatedKey> {
+    const address = normaliseEmail(email);
+    const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO accounts (email) VALUES ($1) ON CONFLICT ON CONSTRAINT accounts_email DO NOTHING`,
+        [address],
+      );
+      const account = await tx.getRepository(Account).findOneByOrFail({ email: address });
+      await tx.getRepository(ApiKey).insert({
+        accountId: account.id,
+        name,
+        prefix: key.slice(0, DISPLAY_LENGTH),
+        keyHash: sha256(key),
+      });
+    });
+    return { key, prefix: key.slice(0, DISPLAY_LENGTH), email: address };
+  }
+
+  /** The active key matching `token`, or undefined. */
+  async verify(token: string): Promise<ApiKey | undefined> {
+    if (!KEY_SHAPE.test(token)) return undefined;
+    const hash = sha256(token);
+    const found = await this.keys.findOneBy({ keyHash: hash, revokedAt: IsNull() });
+    // The lookup is by hash already; the constant-time compare guards against any
+    // collation or padding surprise turning a near-miss into a match.
+    if (!found || !timingSafeEqual(Buffer.from(found.keyHash), Buffer.from(hash))) return undefined;
+    await this.keys.update({ id: found.id }, { lastUsedAt: new Date() });
+    return found;
+  }
+
+  /** Revokes the key given in full, or by its displayed prefix when that is unambiguous. */
+  async revoke(keyOrPrefix: string): Promise<ApiKey> {
+    const matches = KEY_SHAPE.test(keyOrPrefix)
+      ? await this.keys.findBy({ keyHash: sha256(keyOrPrefix) })
+      : await this.keys.findBy({ prefix: keyOrPrefix });
+    if (matches.length !== 1) {
+      throw new KeyNotFoundError(
+        matches.length ? `prefix ${keyOrPrefix} matches ${matches.length} keys; give the whole key` : 'no such key',
+      );
+    }
+    const [key] = matches;
+    if (!key.revokedAt) await this.keys.update({ id: key.id }, { revokedAt: new Date() });
+    return { ...key, revokedAt: key.revokedAt ?? new Date() };
+  }
+
+  async list(email: string): Promise<ApiKey[]> {
+    return this.keys.find({
+      where: { account: { email: normaliseEmail(email) } },
+      order: { createdAt: 'ASC' },
+    });
+  }
+}
+
+export class InvalidEmailError extends Error {}
+
+function normaliseEmail(email: string): string {
+  const address = email.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) throw new InvalidEmailError(`not an email address: ${email}`);
+  return address;
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

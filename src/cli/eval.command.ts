@@ -1,0 +1,104 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { INestApplicationContext } from '@nestjs/common';
+import { loadConfig } from '../config/config';
+import { IngestService } from '../facts/ingest.service';
+import { DEFAULT_RANKING, Ranking } from '../facts/ranking';
+import { SearchService } from '../search/search.service';
+import { EvalQuery, Metrics, scoreQueries, sweep, QueryOutcome } from '../facts/evaluation';
+import { withContext, UsageError } from './context';
+
+export interface EvalOptions {
+  facts?: string;
+  mode: string;
+  sweep?: boolean;
+  json?: boolean;
+}
+
+const MODES: Record<string, Partial<Ranking>> = {
+  fused: {},
+  lexical: { sides: 'lexical', semanticWeight: 0 },
+  semantic: { sides: 'semantic', semanticWeight: 1 },
+};
+
+export async function evalCommand(file: string, options: EvalOptions): Promise<number> {
+  const queries = readQueries(file);
+  if (!(options.mode in MODES)) throw new UsageError(`--mode must be one of ${Object.keys(MODES).join(', ')}`);
+  const ranking = { ...DEFAULT_RANKING, ...MODES[options.mode] };
+  const env = { ...process.env };
+  const scratch = options.facts ? mkdtempSync(join(tmpdir(), 'freshfacts-eval-')) : undefined;
+  if (scratch) {
+    Object.assign(env, { FRESHFACTS_DATA_DIR: scratch, DATABASE_URL: '', FRESHFACTS_SEED_FILE: '' });
+  }
+  try {
+    return await withContext(async (context) => {
+      if (options.facts) await context.get(IngestService).ingestFile(options.facts);
+      if (options.sweep) return runSweep(context, queries, ranking, options);
+      const outcomes = await runQueries(context, queries, ranking);
+      print(scoreQueries(queries, outcomes), options.json);
+      return 0;
+    }, loadConfig(env));
+  } finally {
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function runQueries(
+  context: INestApplicationContext,
+  queries: EvalQuery[],
+  ranking: Ranking,
+): Promise<QueryOutcome[]> {
+  const search = context.get(SearchService);
+  const outcomes: QueryOutcome[] = [];
+  for (const query of queries) {
+    const answer = await search.find({ query: query.query, true_by_max: query.true_by_max }, ranking);
+    outcomes.push({ facts: answer.facts });
+  }
+  return outcomes;
+}
+
+async function runSweep(
+  context: INestApplicationContext,
+  queries: EvalQuery[],
+  ranking: Ranking,
+  options: EvalOptions,
+): Promise<number> {
+  const best = await sweep(context, queries, ranking);
+  console.error(`best of the sweep: ${JSON.stringify(best.ranking)}`);
+  const outcomes = await runQueries(context, queries, { ...ranking, ...best.ranking });
+  print(scoreQueries(queries, outcomes), options.json);
+  return 0;
+}
+
+function readQueries(file: string): EvalQuery[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
+  }
+  return text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line, i) => {
+      const query = JSON.parse(line) as EvalQuery;
+      if (typeof query.query !== 'string' || typeof query.expect_answer_contains !== 'string') {
+        throw new UsageError(`${file}:${i + 1}: needs "query" and "expect_answer_contains"`);
+      }
+      return query;
+    });
+}
+
+function print(metrics: Record<string, Metrics>, json?: boolean): void {
+  if (json) {
+    console.log(JSON.stringify(metrics, null, 2));
+    return;
+  }
+  const columns = ['queries', 'recall@1', 'recall@5', 'recall@10', 'mrr', 'first', 'outside'] as const;
+  console.log(['kind'.padEnd(34), ...columns.map((c) => c.padStart(9))].join(''));
+  for (const [kind, m] of Object.entries(metrics)) {
+    const cells = [m.queries, m.recallAt1, m.recallAt5, m.recallAt10, m.mrr, m.firstCorrect, m.outsideWindow];
+    console.log([kind.padEnd(34), ...cells.map((c) => (c === null ? '-' : Number.isInteger(c) ? String(c) : c.toFixed(3)).padStart(9))].join(''));
+  }
+}

@@ -1,0 +1,87 @@
+import 'reflect-metadata';
+import { Command, CommanderError } from 'commander';
+import { InvalidEmailError, KeyNotFoundError } from '../auth/api-keys.service';
+import { ConfigError } from '../config/config';
+import { DatabaseSetupError } from '../database/data-source';
+import { IngestFileError } from '../facts/ingest.service';
+import { UsageError } from './context';
+import { embedCommand } from './embed.command';
+import { evalCommand } from './eval.command';
+import { ingestCommand } from './ingest.command';
+import { createKey, listKeys, revokeKey } from './keys.command';
+import { serveCommand } from './serve.command';
+
+// Errors a user can act on: printed as one line, exit status 2.
+const USER_ERRORS = [UsageError, ConfigError, DatabaseSetupError, IngestFileError, KeyNotFoundError, InvalidEmailError];
+
+function program(): Command {
+  const cli = new Command('freshfacts')
+    .description('Dated, sourced facts for LLM agents.')
+    .exitOverride()
+    .showHelpAfterError();
+  cli
+    .command('serve')
+    .description('serve the HTTP API (loads the shipped corpus into an empty database)')
+    .option('--host <host>', 'address to bind (FRESHFACTS_HOST, default 127.0.0.1)')
+    .option('--port <port>', 'port to listen on (PORT, default 8080)')
+    .option('--tls-cert <file>', 'PEM certificate: serve HTTPS (with --tls-key)')
+    .option('--tls-key <file>', 'PEM private key of --tls-cert')
+    .action(serveCommand);
+  cli
+    .command('ingest <file>')
+    .description('load facts from a JSON Lines file; bad lines are listed and skipped')
+    .option('--strict', 'refuse the whole file if any line is bad')
+    .action(async (file: string, options: { strict?: boolean }) => exit(await ingestCommand(file, options)));
+  cli
+    .command('embed <file>')
+    .description('precompute question vectors of a JSON Lines file into FILE.vectors')
+    .action(async (file: string) => exit(await embedCommand(file)));
+  cli
+    .command('eval <queries>')
+    .description('retrieval quality on a queries file (see ../shared/data/README.md)')
+    .option('--facts <file>', 'load these facts into a fresh temporary store first')
+    .option('--mode <mode>', 'fused, lexical or semantic', 'fused')
+    .option('--sweep', 'grid-search the ranking parameters and print the best')
+    .option('--json', 'print JSON instead of a table')
+    .action(async (queries: string, options) => exit(await evalCommand(queries, options)));
+  const keys = cli.command('keys').description('manage API keys');
+  keys
+    .command('create')
+    .requiredOption('--email <email>', 'the account that owns the key (created if new)')
+    .option('--name <name>', 'a label for the key')
+    .action(async (options: { email: string; name?: string }) => exit(await createKey(options)));
+  keys
+    .command('revoke <key>')
+    .description('revoke a key, given whole or by its displayed prefix')
+    .action(async (key: string) => exit(await revokeKey(key)));
+  keys
+    .command('list')
+    .requiredOption('--email <email>')
+    .action(async (options: { email: string }) => exit(await listKeys(options)));
+  return cli;
+}
+
+function exit(code: number): void {
+  process.exitCode = code;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await program().parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    if (USER_ERRORS.some((type) => err instanceof type)) {
+      console.error(`freshfacts: ${(err as Error).message}`);
+      process.exitCode = 2;
+      return;
+    }
+    throw err;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv);
+}

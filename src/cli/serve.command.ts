@@ -1,0 +1,33 @@
+import { Logger } from '@nestjs/common';
+import { createApp } from '../app';
+import { loadConfig } from '../config/config';
+import { FactsRepository } from '../facts/facts.repository';
+import { IngestService } from '../facts/ingest.service';
+
+export interface ServeOptions {
+  host?: string;
+  port?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+export async function serveCommand(options: ServeOptions): Promise<void> {
+  const env = { ...process.env };
+  if (options.host) env.FRESHFACTS_HOST = options.host;
+  if (options.port) env.PORT = options.port;
+  if (options.tlsCert) env.FRESHFACTS_TLS_CERT = options.tlsCert;
+  if (options.tlsKey) env.FRESHFACTS_TLS_KEY = options.tlsKey;
+  const config = loadConfig(env);
+  const app = await createApp(config);
+  await app.init();
+  const logger = new Logger('serve');
+  const facts = app.get(FactsRepository);
+  if (config.seedFile && (await facts.count()) === 0) {
+    logger.log(`empty database: loading ${config.seedFile}`);
+    const summary = await app.get(IngestService).ingestFile(config.seedFile);
+    logger.log(`loaded ${summary.added} facts (${summary.rejected.length} rejected)`);
+  }
+  await app.listen(config.port, config.host);
+  const scheme = config.tlsCertFile ? 'https' : 'http';
+  logger.log(`${await facts.count()} facts; listening on ${scheme}://${config.host}:${(app.getHttpServer().address() as { port: number }).port} (docs at /docs)`);
+}

@@ -1,0 +1,44 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { Problem, PROBLEM_CONTENT_TYPE, ProblemError, problemType } from './problem';
+
+/** Renders every error of every route as application/problem+json. */
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const [problem, headers] = this.toProblem(error);
+    sendProblem(response, problem, headers);
+  }
+
+  private toProblem(error: unknown): [Problem, Record<string, string>] {
+    if (error instanceof ProblemError) return [error.toProblem(), error.headers];
+    if (error instanceof HttpException) {
+      const status = error.getStatus();
+      return [
+        { type: 'about:blank', title: error.name.replace(/Exception$/, ''), status, detail: error.message },
+        {},
+      ];
+    }
+    this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    return [
+      {
+        type: problemType('internal-error'),
+        title: 'Internal error',
+        status: 500,
+        detail: 'The server failed to answer this request; it has been logged.',
+      },
+      {},
+    ];
+  }
+}
+
+export function sendProblem(
+  response: Response,
+  problem: Problem,
+  headers: Record<string, string> = {},
+): void {
+  response.status(problem.status).set(headers).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+}

@@ -1,0 +1,71 @@
+/** RFC 9457 problem details: the body of every error response of the service. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  [extension: string]: unknown;
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** Problem types are documented in the README under "Errors". */
+export function problemType(slug: string): string {
+  return `/problems/${slug}`;
+}
+
+/**
+ * An error the service raises on purpose, with the status and problem body it maps
+ * to. Services throw subclasses; one exception filter renders them.
+ */
+export class ProblemError extends Error {
+  constructor(
+    readonly status: number,
+    readonly slug: string,
+    readonly title: string,
+    readonly detail: string,
+    readonly extensions: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+
+  toProblem(): Problem {
+    return {
+      type: problemType(this.slug),
+      title: this.title,
+      status: this.status,
+      detail: this.detail,
+      ...this.extensions,
+    };
+  }
+}
+
+export interface FieldError {
+  loc: (string | number)[];
+  msg: string;
+}
+
+export class RequestValidationError extends ProblemError {
+  constructor(readonly errors: FieldError[]) {
+    super(
+      422,
+      'invalid-request',
+      'Invalid request body',
+      errors.map((error) => `${error.loc.slice(1).join('.') || 'body'}: ${error.msg}`).join('; '),
+      { errors },
+    );
+  }
+}
+
+export class PayloadTooLargeError extends ProblemError {
+  constructor(limit: string) {
+    super(413, 'payload-too-large', 'Request body too large', `The body must be at most ${limit}.`);
+  }
+}
+
+export class UnsupportedEncodingError extends ProblemError {
+  constructor(detail: string) {
+    super(415, 'unsupported-encoding', 'Unsupported body encoding', detail);
+  }
+}

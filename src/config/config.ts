@@ -1,0 +1,83 @@
+import { basename, resolve } from 'node:path';
+
+/** Every setting of the service, read once from the environment at start-up. */
+export interface AppConfig {
+  /** Unset: the embedded PGlite database in `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+  host: string;
+  port: number;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  dbPoolSize: number;
+  /** Facts loaded into an empty database by `serve`; empty string disables it. */
+  seedFile: string;
+  embedder: 'use-lite' | 'openai';
+  embeddingsUrl?: string;
+  embeddingsModel?: string;
+  embeddingsApiKey?: string;
+  logLevel: 'error' | 'warn' | 'log' | 'debug';
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const UP = resolve(__dirname, '..', '..');
+/** The repository root, also when running from `dist/`. */
+export const PROJECT_ROOT = basename(UP) === 'dist' ? resolve(UP, '..') : UP;
+export const DEFAULT_SEED_FILE = resolve(PROJECT_ROOT, 'corpus', 'facts-dev.jsonl');
+
+export const CONFIG = Symbol('AppConfig');
+
+/** Builds the config from `env`; throws a ConfigError naming the bad setting. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const embedder = oneOf(env, 'FRESHFACTS_EMBEDDER', ['use-lite', 'openai'] as const, 'use-lite');
+  const config: AppConfig = {
+    databaseUrl: nonEmpty(env.DATABASE_URL),
+    dataDir: resolve(env.FRESHFACTS_DATA_DIR || 'data'),
+    host: env.FRESHFACTS_HOST || '127.0.0.1',
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    tlsCertFile: nonEmpty(env.FRESHFACTS_TLS_CERT),
+    tlsKeyFile: nonEmpty(env.FRESHFACTS_TLS_KEY),
+    dbPoolSize: integer(env, 'FRESHFACTS_DB_POOL_SIZE', 10, 1, 1000),
+    seedFile: env.FRESHFACTS_SEED_FILE ?? DEFAULT_SEED_FILE,
+    embedder,
+    embeddingsUrl: nonEmpty(env.FRESHFACTS_EMBEDDINGS_URL),
+    embeddingsModel: nonEmpty(env.FRESHFACTS_EMBEDDINGS_MODEL),
+    embeddingsApiKey: nonEmpty(env.FRESHFACTS_EMBEDDINGS_API_KEY),
+    logLevel: oneOf(env, 'FRESHFACTS_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
+  };
+  if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) {
+    throw new ConfigError('FRESHFACTS_TLS_CERT and FRESHFACTS_TLS_KEY must be set together');
+  }
+  if (embedder === 'openai' && (!config.embeddingsUrl || !config.embeddingsModel)) {
+    throw new ConfigError(
+      'FRESHFACTS_EMBEDDER=openai needs FRESHFACTS_EMBEDDINGS_URL and FRESHFACTS_EMBEDDINGS_MODEL',
+    );
+  }
+  return config;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value && value.trim() ? value.trim() : undefined;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}

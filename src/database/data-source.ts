@@ -1,0 +1,70 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite/vector';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
+import { AppConfig } from '../config/config';
+import { ENTITIES } from './entities';
+import { pgliteDriver } from './pglite-pool';
+
+export class DatabaseSetupError extends Error {}
+
+/**
+ * Per-session settings the ranking query relies on: the HNSW scan must be able to
+ * return as many candidates as the query asks for (the default stops at 40).
+ */
+export const SESSION_SETTINGS: Record<string, string> = { 'hnsw.ef_search': '200' };
+
+const PGVECTOR_HELP =
+  'The database has no pgvector extension. Install it on the server (Debian/Ubuntu: ' +
+  'apt install postgresql-<version>-pgvector; or run the pgvector/pgvector image, as ' +
+  'docker-compose.yml does), then start freshfacts again; it runs CREATE EXTENSION itself.';
+
+/** Opens the configured database and brings its schema up to date. */
+export async function openDataSource(config: AppConfig): Promise<DataSource> {
+  const dataSource = new DataSource(await dataSourceOptions(config));
+  await dataSource.initialize();
+  try {
+    await requirePgvector(dataSource);
+    await dataSource.runMigrations({ transaction: 'each' });
+  } catch (err) {
+    await closeDataSource(dataSource);
+    throw err;
+  }
+  return dataSource;
+}
+
+export async function closeDataSource(dataSource: DataSource): Promise<void> {
+  const pglite = pgliteOf.get(dataSource.options);
+  if (dataSource.isInitialized) await dataSource.destroy();
+  if (pglite && !pglite.closed) await pglite.close();
+}
+
+const pgliteOf = new WeakMap<object, PGlite>();
+
+async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> {
+  const common = { type: 'postgres' as const, entities: ENTITIES, migrations: MIGRATIONS };
+  if (config.databaseUrl) {
+    const options = Object.entries(SESSION_SETTINGS)
+      .map(([name, value]) => `-c ${name}=${value}`)
+      .join(' ');
+    return { ...common, url: config.databaseUrl, poolSize: config.dbPoolSize, extra: { options } };
+  }
+  const dir = join(config.dataDir, 'pglite');
+  mkdirSync(dir, { recursive: true });
+  const pglite = await PGlite.create(dir, { extensions: { vector } });
+  for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
+    await pglite.query(`SELECT set_config($1, $2, false)`, [name, value]);
+  }
+  const options = { ...common, driver: pgliteDriver(pglite) };
+  pgliteOf.set(options, pglite);
+  return options;
+}
+
+async function requirePgvector(dataSource: DataSource): Promise<void> {
+  const rows: unknown[] = await dataSource.query(
+    `SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`,
+  );
+  if (rows.length === 0) throw new DatabaseSetupError(PGVECTOR_HELP);
+}

@@ -1,0 +1,22 @@
+/** Vector length of the `facts.embedding` column; every provider must produce it. */
+export const EMBEDDING_DIMENSIONS = 512;
+
+/** Turns sentences into unit-length vectors. Implementations are swappable by settings. */
+export interface Embedder {
+  /** Identifies the model, so stored vectors are only reused with the model that made them. */
+  readonly model: string;
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+export const EMBEDDER = Symbol('Embedder');
+
+export class EmbeddingError extends Error {}
+
+/** Scales `vector` to unit length in place and returns it. */
+export function normalise(vector: Float32Array): Float32Array {
+  let sum = 0;
+  for (const x of vector) sum += x * x;
+  const norm = Math.sqrt(sum) || 1;
+  for (let i = 0; i < vector.length; i++) vector[i] /= norm;
+  return vector;
+}

@@ -1,0 +1,144 @@
+import { INestApplicationContext } from '@nestjs/common';
+import { EMBEDDER, Embedder } from '../embeddings/embedder';
+import { FactDto } from './fact.dto';
+import { Candidate, FactsRepository } from './facts.repository';
+import { Ranking } from './ranking';
+
+/** One line of a queries file (../shared/data/queries-dev.jsonl). */
+export interface EvalQuery {
+  query: string;
+  expect_answer_contains: string;
+  expect_first_answer_contains?: string;
+  true_by_max?: string;
+  note?: string;
+}
+
+export interface QueryOutcome {
+  facts: Pick<FactDto, 'answer' | 'true_by'>[];
+}
+
+export interface Metrics {
+  queries: number;
+  recallAt1: number;
+  recallAt5: number;
+  recallAt10: number;
+  mrr: number;
+  /** Share of queries with an expected first answer whose first fact holds it; null if none. */
+  firstCorrect: number | null;
+  /** Facts returned later than the query's true_by_max (must be 0). */
+  outsideWindow: number;
+}
+
+const EVAL_K = 20;
+
+/** Metrics over all queries and per kind (the `note` prefix before the colon). */
+export function scoreQueries(queries: EvalQuery[], outcomes: QueryOutcome[]): Record<string, Metrics> {
+  const groups = new Map<string, number[]>([['all', []]]);
+  queries.forEach((query, i) => {
+    const kind = kindOf(query);
+    groups.get('all')!.push(i);
+    groups.set(kind, [...(groups.get(kind) ?? []), i]);
+  });
+  return Object.fromEntries(
+    [...groups].map(([kind, ids]) => [kind, metrics(ids.map((i) => [queries[i], outcomes[i]] as const))]),
+  );
+}
+
+function kindOf(query: EvalQuery): string {
+  const kind = (query.note ?? 'queries').split(':')[0];
+  if (kind !== 'timeqa-time-sensitive') return kind;
+  return `${kind} ${query.true_by_max ? 'windowed' : 'default'}`;
+}
+
+function metrics(pairs: (readonly [EvalQuery, QueryOutcome])[]): Metrics {
+  const ranks = pairs.map(([query, outcome]) => {
+    const expected = query.expect_answer_contains.toLowerCase();
+    return outcome.facts.findIndex((fact) => fact.answer.toLowerCase().includes(expected));
+  });
+  const within = (n: number) => ranks.filter((rank) => rank >= 0 && rank < n).length / pairs.length;
+  const firsts = pairs.filter(([query]) => query.expect_first_answer_contains);
+  const firstHits = firsts.filter(([query, outcome]) =>
+    (outcome.facts[0]?.answer ?? '').toLowerCase().includes(query.expect_first_answer_contains!.toLowerCase()),
+  );
+  const outside = pairs.reduce(
+    (sum, [query, outcome]) =>
+      sum +
+      (query.true_by_max
+        ? outcome.facts.filter((fact) => fact.true_by === null || fact.true_by > query.true_by_max!).length
+        : 0),
+    0,
+  );
+  return {
+    queries: pairs.length,
+    recallAt1: within(1),
+    recallAt5: within(5),
+    recallAt10: within(10),
+    mrr: ranks.reduce((sum, rank) => sum + (rank >= 0 ? 1 / (rank + 1) : 0), 0) / pairs.length,
+    firstCorrect: firsts.length ? firstHits.length / firsts.length : null,
+    outsideWindow: outside,
+  };
+}
+
+/** What the sweep optimises: finding the answer, and putting the current one first. */
+export function objective(m: Metrics): number {
+  return m.recallAt10 + (m.firstCorrect ?? 0);
+}
+
+/**
+ * Grid search over the fusion weight and the two thresholds. Candidates (with their
+ * cosine and lexical scores apart) are fetched once per answer weight; the cut and
+ * the timeline order are then replayed in memory exactly as the SQL does them.
+ */
+export async function sweep(
+  context: INestApplicationContext,
+  queries: EvalQuery[],
+  base: Ranking,
+): Promise<{ ranking: Partial<Ranking>; score: number }> {
+  const facts = context.get(FactsRepository);
+  const embedder = context.get<Embedder>(EMBEDDER);
+  const vectors = await embedder.embed(queries.map((query) => query.query));
+  let best = { ranking: {} as Partial<Ranking>, score: -1 };
+  for (const answerWeight of [0.3, 0.5, 0.7, 1]) {
+    const pools: Candidate[][] = [];
+    for (const [i, query] of queries.entries()) {
+      const search = { query: query.query, vector: vectors[i], k: EVAL_K, timeline: true, maxDay: query.true_by_max };
+      pools.push(await facts.candidates(search, { ...base, answerWeight }));
+    }
+    for (const semanticWeight of range(0.1, 0.9, 0.1)) {
+      for (const closeThreshold of range(0.2, 0.7, 0.05)) {
+        for (const relativeThreshold of range(0.5, 0.95, 0.05)) {
+          const ranking = { answerWeight, semanticWeight, closeThreshold, relativeThreshold };
+          const outcomes = pools.map((pool) => ({ facts: replay(pool, ranking) }));
+          const score = objective(scoreQueries(queries, outcomes).all);
+          if (score > best.score) best = { ranking, score };
+        }
+      }
+    }
+  }
+  return best;
+}
+
+/** The fused score, cut and timeline order of FactsRepository.search, in memory. */
+export function replay(
+  pool: Candidate[],
+  ranking: Pick<Ranking, 'semanticWeight' | 'closeThreshold' | 'relativeThreshold'>,
+  k = EVAL_K,
+): Candidate[] {
+  const w = ranking.semanticWeight;
+  const scored = pool.map((c) => ({ ...c, score: w * c.cos + (1 - w) * c.lex }));
+  const top = Math.max(...scored.map((c) => c.score));
+  const byScore = (a: { score: number }, b: { score: number }) => b.score - a.score;
+  const picked =
+    top >= ranking.closeThreshold
+      ? scored.filter((c) => c.score >= Math.max(ranking.closeThreshold, ranking.relativeThreshold * top))
+      : [...scored].sort(byScore).slice(0, k);
+  return picked
+    .sort((a, b) => (b.true_by ?? '').localeCompare(a.true_by ?? '') || byScore(a, b))
+    .slice(0, k);
+}
+
+function range(from: number, to: number, step: number): number[] {
+  const out: number[] = [];
+  for (let x = from; x <= to + 1e-9; x += step) out.push(Math.round(x * 100) / 100);
+  return out;
+}

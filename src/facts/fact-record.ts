@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { FactDto } from './fact.dto';
+
+export type ParsedLine = { fact: FactDto } | { errors: string[] };
+
+/** Checks one JSON Lines line against the fact shape; lists every problem found. */
+export function parseFactLine(line: string): ParsedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (err) {
+    return { errors: [`not valid JSON (${(err as Error).message})`] };
+  }
+  return checkFact(value);
+}
+
+export function checkFact(value: unknown): ParsedLine {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { errors: ['a fact must be a JSON object'] };
+  }
+  const missing = ['question', 'answer', 'true_by', 'sources'].filter((field) => !(field in value));
+  if (missing.length > 0) {
+    return { errors: missing.map((field) => `${field} is required${field === 'true_by' ? ' (null when unknown)' : ''}`) };
+  }
+  const fact = plainToInstance(FactDto, value);
+  const problems = validateSync(fact, { whitelist: true });
+  if (problems.length > 0) {
+    return { errors: problems.flatMap((problem) => Object.values(problem.constraints ?? {})) };
+  }
+  return { fact: { question: fact.question, answer: fact.answer, true_by: fact.true_by, sources: fact.sources } };
+}
+
+/**
+ * Two facts are the same when their question, answer and day agree after case,
+ * Unicode form, quote style and whitespace are normalised.
+ */
+export function dedupKey(fact: Pick<FactDto, 'question' | 'answer' | 'true_by'>): string {
+  return createHash('sha256')
+    .update([normalise(fact.question), normalise(fact.answer), fact.true_by ?? ''].join('\u0000'))
+    .digest('hex');
+}
+
+function normalise(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u201b\u2032]/g, "'")
+    .replace(/[\u201c\u201d\u201f\u2033]/g, '"')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

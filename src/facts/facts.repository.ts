@@ -1,0 +1,244 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { candidatesFor, DEFAULT_RANKING, Ranking } from './ranking';
+
+export interface NewFact {
+  question: string;
+  answer: string;
+  trueBy: string | null;
+  sources: string[];
+  dedupKey: string;
+  /** Null for a fact already stored: then only its sources are merged. */
+  embedding: Float32Array | null;
+}
+
+export interface FactSearch {
+  query: string;
+  vector: Float32Array;
+  k: number;
+  timeline: boolean;
+  /** Inclusive lower bound, `YYYY-MM-DD`. */
+  minDay?: string;
+  /** Inclusive upper bound, `YYYY-MM-DD`. */
+  maxDay?: string;
+}
+
+export interface ScoredFact {
+  question: string;
+  answer: string;
+  true_by: string | null;
+  sources: string[];
+  score: number;
+}
+
+/** The only code that speaks SQL to the facts tables. */
+@Injectable()
+export class FactsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async count(): Promise<number> {
+    const [row] = (await this.db.query(`SELECT count(*)::int AS n FROM facts`)) as { n: number }[];
+    return row.n;
+  }
+
+  /** The subset of `keys` already stored. */
+  async existingKeys(keys: string[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const rows = (await this.db.query(
+      `SELECT dedup_key FROM facts WHERE dedup_key = ANY($1::char(64)[])`,
+      [keys],
+    )) as { dedup_key: string }[];
+    return new Set(rows.map((row) => row.dedup_key));
+  }
+
+  /**
+   * Inserts new facts and merges the sources of known ones, all in one transaction.
+   * `facts` must have distinct dedup keys.
+   */
+  async upsert(facts: NewFact[]): Promise<{ added: number; merged: number }> {
+    const fresh = facts.filter((fact) => fact.embedding !== null).map(toRecord);
+    const known = facts.filter((fact) => fact.embedding === null).map(toRecord);
+    return this.db.transaction(async (tx) => {
+      const inserted = fresh.length ? await this.insert(tx, fresh) : 0;
+      if (known.length) await this.mergeSources(tx, known);
+      return { added: inserted, merged: facts.length - inserted };
+    });
+  }
+
+  /** Inserts facts; one that a concurrent writer stored meanwhile is merged instead. */
+  private async insert(tx: EntityManager, records: FactRecord[]): Promise<number> {
+    const rows = (await tx.query(
+      `INSERT INTO facts (question, answer, true_by, sources, dedup_key, embedding)
+       SELECT r.question, r.answer, r.true_by::date, ${SOURCES}, r.dedup_key, r.embedding::vector(512)
+       FROM jsonb_to_recordset($1::jsonb) AS ${RECORD}
+       ON CONFLICT (dedup_key) DO UPDATE
+         SET sources = ${MERGED('EXCLUDED.sources')}, updated_at = now()
+       RETURNING (xmax = 0) AS inserted`,
+      [JSON.stringify(records)],
+    )) as { inserted: boolean }[];
+    return rows.filter((row) => row.inserted).length;
+  }
+
+  private async mergeSources(tx: EntityManager, records: FactRecord[]): Promise<void> {
+    await tx.query(
+      `UPDATE facts SET sources = ${MERGED(SOURCES)}, updated_at = now()
+       FROM jsonb_to_recordset($1::jsonb) AS ${RECORD}
+       WHERE facts.dedup_key = r.dedup_key`,
+      [JSON.stringify(records)],
+    );
+  }
+
+  /** Recomputes the document frequencies that weigh query terms. Derived data only. */
+  async refreshStats(): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(`DELETE FROM lexeme_stats`);
+      await tx.query(
+        `INSERT INTO lexeme_stats (lexeme, ndoc)
+         SELECT word, ndoc FROM ts_stat('SELECT search_text FROM facts')`,
+      );
+      await tx.query(`UPDATE corpus_stats SET facts = (SELECT count(*) FROM facts)`);
+    });
+  }
+
+  /**
+   * Ranks facts for one question in one statement: lexical candidates (IDF-weighted
+   * term coverage over the tsvector) and semantic candidates (pgvector cosine), both
+   * inside the date bounds, fused into one score; then the close-match cut, the
+   * order, and `k`. When no fact matches closely, the `k` nearest are returned.
+   */
+  async search(search: FactSearch, ranking: Ranking = DEFAULT_RANKING): Promise<ScoredFact[]> {
+    const order = search.timeline ? `day DESC NULLS LAST, score DESC` : `score DESC, day DESC NULLS LAST`;
+    const [sql, params] = candidateSql(search, ranking);
+    const $ = (value: unknown) => `$${params.push(value)}`;
+    const [w, k, threshold, relative] = [
+      `${$(ranking.semanticWeight)}::float8`,
+      `${$(search.k)}::int`,
+      `${$(ranking.closeThreshold)}::float8`,
+      `${$(ranking.relativeThreshold)}::float8`,
+    ];
+    const rows = (await this.db.query(
+      `${sql},
+      fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored),
+      cut AS (
+        SELECT greatest(${threshold}, ${relative} * max(score)) AS bar,
+               max(score) >= ${threshold} AS any_close
+        FROM fused
+      ),
+      picked AS (
+        SELECT f.* FROM fused f, cut WHERE cut.any_close AND f.score >= cut.bar
+        UNION ALL
+        (SELECT f.* FROM fused f, cut WHERE NOT cut.any_close ORDER BY f.score DESC LIMIT ${k})
+      )
+      SELECT question, answer, true_by, sources, score FROM picked
+      ORDER BY ${order}, id LIMIT ${k}`,
+      params,
+    )) as ScoredFact[];
+    return rows.map((row) => ({ ...row, score: Number(row.score) }));
+  }
+
+  /**
+   * The candidates of `search` with both relevance signals apart, before fusion and
+   * cut: what `eval --sweep` calibrates the ranking on.
+   */
+  async candidates(search: FactSearch, ranking: Ranking = DEFAULT_RANKING): Promise<Candidate[]> {
+    const [sql, params] = candidateSql(search, ranking);
+    const rows = (await this.db.query(
+      `${sql} SELECT id::text, question, answer, true_by, cos, lex FROM scored`,
+      params,
+    )) as Candidate[];
+    return rows.map((row) => ({ ...row, cos: Number(row.cos), lex: Number(row.lex) }));
+  }
+}
+
+export interface Candidate {
+  id: string;
+  question: string;
+  answer: string;
+  true_by: string | null;
+  cos: number;
+  lex: number;
+}
+
+/**
+ * The shared first half of the ranking statement, ending in the CTE `scored`: one
+ * row per candidate with `cos` and `lex` in 0..1. Returns its parameters, to which
+ * the caller appends its own.
+ */
+function candidateSql(search: FactSearch, ranking: Ranking): [string, unknown[]] {
+  const perSide = candidatesFor(search.k);
+  const params: unknown[] = [];
+  const $ = (value: unknown) => `$${params.push(value)}`;
+  const [query, vector, lexicalLimit, semanticLimit, answerWeight, commonShare] = [
+    $(search.query),
+    $(quantise(search.vector)),
+    `${$(ranking.sides === 'semantic' ? 0 : perSide)}::int`,
+    `${$(ranking.sides === 'lexical' ? 0 : perSide)}::int`,
+    `${$(ranking.answerWeight)}::float8`,
+    `${$(ranking.commonTermShare)}::float8`,
+  ];
+  const bounds: string[] = [];
+  if (search.minDay) bounds.push(`f.true_by >= ${$(search.minDay)}::date`);
+  if (search.maxDay) bounds.push(`f.true_by <= ${$(search.maxDay)}::date`);
+  const within = bounds.map((bound) => `AND ${bound}`).join(' ');
+  // Within a date window the HNSW graph may hold too few qualifying neighbours, so
+  // the window is scanned exactly ("+ 0" keeps the planner off the vector index).
+  const semanticOrder = bounds.length ? `(f.embedding <=> q.v) + 0` : `f.embedding <=> q.v`;
+  const sql = `
+    WITH q AS (SELECT ${vector}::int4[]::vector(512) AS v),
+    terms AS (
+      SELECT ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5) / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
+             coalesce(s.ndoc, 0) <= c.facts * ${commonShare} AS selective,
+             quote_literal(t.lexeme)::tsquery AS any_field,
+             (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
+      FROM unnest(tsvector_to_array(to_tsvector('english', ${query}))) AS t(lexeme)
+      CROSS JOIN corpus_stats c
+      LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
+    ),
+    lexical AS (
+      SELECT f.id FROM terms t JOIN facts f ON f.search_text @@ t.any_field
+      WHERE t.selective ${within}
+      GROUP BY f.id ORDER BY sum(t.idf) DESC LIMIT ${lexicalLimit}
+    ),
+    semantic AS (
+      SELECT f.id FROM facts f, q WHERE true ${within} ORDER BY ${semanticOrder} LIMIT ${semanticLimit}
+    ),
+    scored AS (
+      SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
+             f.sources, f.true_by AS day,
+             1 - (f.embedding <=> q.v) AS cos,
+             coalesce(
+               (SELECT sum(t.idf * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE ${answerWeight} END)
+                FROM terms t WHERE f.search_text @@ t.any_field)
+               / nullif((SELECT sum(idf) FROM terms), 0), 0) AS lex
+      FROM facts f, q
+      WHERE f.id IN (SELECT id FROM lexical UNION SELECT id FROM semantic)
+    )`;
+  return [sql, params];
+}
+
+/**
+ * Query vectors travel as int4[] scaled by 1e6: parsing floats from text costs
+ * milliseconds in WASM, and cosine distance does not care about the scale.
+ */
+function quantise(vector: Float32Array): number[] {
+  return Array.from(vector, (x) => Math.round(x * 1e6));
+}
+
+const RECORD = `r(question text, answer text, true_by text, sources jsonb, dedup_key text, embedding text)`;
+const SOURCES = `ARRAY(SELECT jsonb_array_elements_text(r.sources))`;
+/** Stored sources first, then the new ones not yet among them. */
+const MERGED = (incoming: string) =>
+  `facts.sources || ARRAY(SELECT u FROM unnest(${incoming}) u WHERE u <> ALL (facts.sources))`;
+
+type FactRecord = ReturnType<typeof toRecord>;
+
+function toRecord(fact: NewFact) {
+  return {
+    question: fact.question,
+    answer: fact.answer,
+    true_by: fact.trueBy,
+    sources: fact.sources,
+    dedup_key: fact.dedupKey,
+    embedding: fact.embedding ? `[${Array.from(fact.embedding).join(',')}]` : null,
+  };
+}

@@ -1,0 +1,137 @@
+import { createReadStream, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Inject, Injectable } from '@nestjs/common';
+import { EMBEDDER, Embedder } from '../embeddings/embedder';
+import { FactDto } from './fact.dto';
+import { checkFact, dedupKey, parseFactLine } from './fact-record';
+import { FactsRepository, NewFact } from './facts.repository';
+import { VectorFile } from './vector-file';
+
+export interface RejectedLine {
+  line: number;
+  errors: string[];
+}
+
+export interface IngestSummary {
+  added: number;
+  merged: number;
+  rejected: RejectedLine[];
+  /** True when `strict` refused the file and nothing was written. */
+  refused: boolean;
+}
+
+export interface IngestOptions {
+  strict?: boolean;
+  /** Called after each committed batch with the share of the file read (0..1). */
+  onProgress?: (done: number) => void;
+  batchSize?: number;
+}
+
+export class IngestFileError extends Error {}
+
+/**
+ * The one way facts enter the store: validate, de-duplicate, embed what is new,
+ * and upsert in transactions of one batch each, so an interrupted run leaves only
+ * whole batches behind and running it again converges.
+ */
+@Injectable()
+export class IngestService {
+  constructor(
+    private readonly facts: FactsRepository,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+  ) {}
+
+  async ingestFile(path: string, options: IngestOptions = {}): Promise<IngestSummary> {
+    const size = fileSize(path);
+    if (options.strict) {
+      const rejected: RejectedLine[] = [];
+      for await (const { number, parsed } of readLines(path)) {
+        if ('errors' in parsed) rejected.push({ line: number, errors: parsed.errors });
+      }
+      if (rejected.length > 0) return { added: 0, merged: 0, rejected, refused: true };
+    }
+    const vectors = VectorFile.load(path, this.embedder.model);
+    const summary: IngestSummary = { added: 0, merged: 0, rejected: [], refused: false };
+    let batch: FactDto[] = [];
+    const flush = async (bytes: number) => {
+      const result = await this.ingestFacts(batch, vectors);
+      summary.added += result.added;
+      summary.merged += result.merged;
+      batch = [];
+      options.onProgress?.(size ? Math.min(1, bytes / size) : 1);
+    };
+    for await (const { number, parsed, bytes } of readLines(path)) {
+      if ('errors' in parsed) summary.rejected.push({ line: number, errors: parsed.errors });
+      else batch.push(parsed.fact);
+      if (batch.length >= (options.batchSize ?? 256)) await flush(bytes);
+    }
+    await flush(size);
+    await this.facts.refreshStats();
+    return summary;
+  }
+
+  /** Validates and ingests facts given as values (seeding, tests, other extractors). */
+  async ingestValues(values: unknown[]): Promise<IngestSummary> {
+    const facts: FactDto[] = [];
+    const rejected: RejectedLine[] = [];
+    values.forEach((value, i) => {
+      const parsed = checkFact(value);
+      if ('errors' in parsed) rejected.push({ line: i + 1, errors: parsed.errors });
+      else facts.push(parsed.fact);
+    });
+    const result = await this.ingestFacts(facts);
+    await this.facts.refreshStats();
+    return { ...result, rejected, refused: false };
+  }
+
+  private async ingestFacts(facts: FactDto[], vectors?: VectorFile) {
+    const unique = mergeDuplicates(facts.map(toNewFact));
+    const known = await this.facts.existingKeys([...unique.keys()]);
+    const fresh = [...unique.values()].filter((fact) => !known.has(fact.dedupKey));
+    // Known facts only merge their sources; their stored vector stays.
+    const toEmbed = fresh.filter((fact) => !(fact.embedding = vectors?.get(fact.question) ?? null));
+    const embedded = await this.embedder.embed(toEmbed.map((fact) => fact.question));
+    toEmbed.forEach((fact, i) => (fact.embedding = embedded[i]));
+    return this.facts.upsert([...unique.values()]);
+  }
+}
+
+function toNewFact(fact: FactDto): NewFact {
+  return {
+    question: fact.question.trim(),
+    answer: fact.answer.trim(),
+    trueBy: fact.true_by,
+    sources: [...new Set(fact.sources)],
+    dedupKey: dedupKey(fact),
+    embedding: null,
+  };
+}
+
+function mergeDuplicates(facts: NewFact[]): Map<string, NewFact> {
+  const byKey = new Map<string, NewFact>();
+  for (const fact of facts) {
+    const seen = byKey.get(fact.dedupKey);
+    if (seen) seen.sources = [...new Set([...seen.sources, ...fact.sources])];
+    else byKey.set(fact.dedupKey, fact);
+  }
+  return byKey;
+}
+
+async function* readLines(path: string) {
+  const stream = createReadStream(path, { encoding: 'utf8' });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  let number = 0;
+  for await (const line of lines) {
+    number++;
+    if (!line.trim()) continue;
+    yield { number, parsed: parseFactLine(line), bytes: stream.bytesRead };
+  }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch (err) {
+    throw new IngestFileError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * How the one ranking query weighs and cuts. Calibrated on
+ * ../shared/data/queries-dev.jsonl with `bin/freshfacts eval --sweep`; see
+ * corpus/README.md ("Calibration") for the method and the figures.
+ */
+export interface Ranking {
+  /** Weight of cosine similarity in the fused score; the rest is lexical coverage. */
+  semanticWeight: number;
+  /** A query term found only in the answer counts this much of one found in the question. */
+  answerWeight: number;
+  /** Fused score a fact needs to "match closely". Below it everywhere: nearest facts instead. */
+  closeThreshold: number;
+  /** A close match must also score at least this share of the best match's score. */
+  relativeThreshold: number;
+  /** Terms in more than this share of facts do not select lexical candidates (they still score). */
+  commonTermShare: number;
+  /** Where candidates come from; only `eval` compares the single sides. */
+  sides: 'both' | 'lexical' | 'semantic';
+}
+
+export const DEFAULT_RANKING: Ranking = {
+  semanticWeight: 0.5,
+  answerWeight: 0.5,
+  closeThreshold: 0.45,
+  relativeThreshold: 0.8,
+  commonTermShare: 0.1,
+  sides: 'both',
+};
+
+/** Candidates drawn from each side (lexical, semantic) before fusion. */
+export function candidatesFor(k: number): number {
+  return Math.max(100, 2 * k);
+}

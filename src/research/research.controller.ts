@@ -1,0 +1,31 @@
+import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiKeyGuard } from '../auth/api-key.guard';
+import { ResearchRequestDto } from '../search/search-request.dto';
+import { ResearchResponseDto } from '../search/search-response.dto';
+import { setCutoffHeader } from '../search/search.controller';
+import { SearchService } from '../search/search.service';
+
+@ApiTags('research')
+@ApiBearerAuth()
+@Controller('api/research')
+@UseGuards(ApiKeyGuard)
+export class ResearchController {
+  constructor(private readonly search: SearchService) {}
+
+  /** The older endpoint: the same engine, no date window, `research_guidance` key. */
+  @Post()
+  @HttpCode(200)
+  @ApiOkResponse({ type: ResearchResponseDto })
+  @ApiResponse({ status: 401, description: 'Missing, invalid or revoked API key.' })
+  @ApiResponse({ status: 422, description: 'Invalid body (problem+json with errors).' })
+  async post(
+    @Body() body: ResearchRequestDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ResearchResponseDto> {
+    const answer = await this.search.find(body);
+    setCutoffHeader(res, answer);
+    return { research_guidance: answer.facts };
+  }
+}

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { SearchModule } from '../search/search.module';
+import { ResearchController } from './research.controller';
+
+@Module({
+  imports: [SearchModule, AuthModule],
+  controllers: [ResearchController],
+})
+export class ResearchModule {}

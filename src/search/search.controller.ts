@@ -1,0 +1,41 @@
+import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiKeyGuard, PaymentAccepted } from '../auth/api-key.guard';
+import { SearchRequestDto } from './search-request.dto';
+import { MODEL_CUTOFF_HEADER, SearchResponseDto } from './search-response.dto';
+import { FactAnswer, SearchService } from './search.service';
+
+@ApiTags('search')
+@ApiBearerAuth()
+@Controller('v1/search')
+@UseGuards(ApiKeyGuard)
+export class SearchController {
+  constructor(private readonly search: SearchService) {}
+
+  /** Dated, sourced facts for one question, newest first or most relevant first. */
+  @Post()
+  @HttpCode(200)
+  @PaymentAccepted()
+  @ApiOkResponse({ type: SearchResponseDto })
+  @ApiResponse({ status: 401, description: 'Invalid or revoked API key.' })
+  @ApiResponse({ status: 402, description: 'No Authorization header: payment required.' })
+  @ApiResponse({ status: 422, description: 'Invalid body (problem+json with errors).' })
+  async post(
+    @Body() body: SearchRequestDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<SearchResponseDto> {
+    const answer = await this.search.find(body);
+    setCutoffHeader(res, answer);
+    return { results: answer.facts };
+  }
+}
+
+export function setCutoffHeader(res: Response, answer: FactAnswer): void {
+  if (answer.modelCutoff) res.setHeader(MODEL_CUTOFF_HEADER, answer.modelCutoff);
+}

@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CachedEmbedder } from '../embeddings/cached.embedder';
+import { EMBEDDER, Embedder } from '../embeddings/embedder';
+import { nextDay, parseInstant, utcDay } from '../common/dates';
+import { FactDto } from '../facts/fact.dto';
+import { FactsRepository } from '../facts/facts.repository';
+import { ModelCutoffs } from '../models/model-cutoffs';
+import { DEFAULT_RANKING, Ranking } from '../facts/ranking';
+
+export const DEFAULT_K = 20;
+export const MIN_K = 10;
+export const MAX_K = 100;
+
+export interface FactQuery {
+  query: string;
+  model_id?: string;
+  k?: number;
+  timeline?: boolean;
+  true_by_min?: string;
+  true_by_max?: string;
+}
+
+export interface FactAnswer {
+  facts: FactDto[];
+  /** Fused relevance of each fact, for `eval`; never sent to callers. */
+  scores: number[];
+  /** The model's cutoff day, `unknown`, or undefined when no model_id was sent. */
+  modelCutoff?: string;
+}
+
+/** The engine behind both endpoints: bounds from the request, ranking in the store. */
+@Injectable()
+export class SearchService {
+  private readonly queryEmbedder: Embedder;
+
+  constructor(
+    private readonly facts: FactsRepository,
+    private readonly cutoffs: ModelCutoffs,
+    @Inject(EMBEDDER) embedder: Embedder,
+  ) {
+    this.queryEmbedder = new CachedEmbedder(embedder);
+  }
+
+  async find(request: FactQuery, ranking: Ranking = DEFAULT_RANKING): Promise<FactAnswer> {
+    const model = request.model_id ? this.cutoffs.lookup(request.model_id) : undefined;
+    const min = parseInstant(request.true_by_min);
+    const max = parseInstant(request.true_by_max);
+    const [vector] = await this.queryEmbedder.embed([request.query]);
+    const rows = await this.facts.search(
+      {
+        query: request.query,
+        vector,
+        k: clampK(request.k),
+        timeline: request.timeline ?? true,
+        // An explicit lower bound replaces the model floor; the floor excludes the cutoff day.
+        minDay: min ? utcDay(min) : model ? nextDay(model.cutoff) : undefined,
+        maxDay: max ? utcDay(max) : undefined,
+      },
+      ranking,
+    );
+    return {
+      scores: rows.map((row) => row.score),
+      facts: rows.map(({ question, answer, true_by, sources }) => ({ question, answer, true_by, sources })),
+      modelCutoff: request.model_id ? (model?.cutoff ?? 'unknown') : undefined,
+    };
+  }
+}
+
+export function clampK(k: number | undefined): number {
+  return Math.min(MAX_K, Math.max(MIN_K, k ?? DEFAULT_K));
+}

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite/vector';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { INestApplication } from '@nestjs/common';
+import { createApp } from '../../src/app';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { AppConfig, loadConfig } from '../../src/config/config';
+import { SESSION_SETTINGS } from '../../src/database/data-source';
+import { IngestService } from '../../src/facts/ingest.service';
+
+export interface TestApp {
+  app: INestApplication;
+  /** http://127.0.0.1:PORT of the real server. */
+  url: string;
+  /** An active key of tester@example.com. */
+  key: string;
+  config: AppConfig;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole service on a real loopback port and a fresh database: in-process PGlite,
+ * or with FRESHFACTS_TEST_DB=wire, PGlite served over the PostgreSQL wire protocol
+ * and reached through DATABASE_URL and the `pg` driver, as a server would be.
+ */
+export async function startApp(options: { facts?: unknown[]; env?: Record<string, string> } = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'freshfacts-test-'));
+  const wire = process.env.FRESHFACTS_TEST_DB === 'wire' ? await startWireServer(dir) : undefined;
+  const config = loadConfig({
+    FRESHFACTS_DATA_DIR: dir,
+    FRESHFACTS_SEED_FILE: '',
+    FRESHFACTS_LOG_LEVEL: process.env.FRESHFACTS_TEST_LOG ?? 'error',
+    ...(wire ? { DATABASE_URL: wire.url } : {}),
+    ...options.env,
+  });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  if (options.facts) await app.get(IngestService).ingestValues(options.facts);
+  const { key } = await app.get(ApiKeysService).create('tester@example.com');
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    key,
+    config,
+    async close() {
+      await app.close();
+      await wire?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A PostgreSQL-protocol server backed by PGlite, configured as a real server would be. */
+export async function startWireServer(dir: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const db = await PGlite.create(join(dir, 'server'), { extensions: { vector } });
+  // A real server gets these from postgresql.conf or ALTER DATABASE; the wire
+  // server shares one session, so they are set on it once.
+  for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
+    await db.query(`SELECT set_config($1, $2, false)`, [name, value]);
+  }
+  const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1' });
+  await server.start();
+  return {
+    url: `postgres://postgres@${server.getServerConn()}/postgres`,
+    async stop() {
+      await server.stop();
+      await db.close();
+    },
+  };
+}
