@@ -11,7 +11,8 @@ export async function ingestCommand(file: string, options: { strict?: boolean })
     try {
       return await context.get(IngestService).ingestFile(file, {
         strict: options.strict,
-        onProgress: (done) => bar?.update(Math.round(done * 100)),
+        onProgress: (done) =>
+          bar ? bar.update(Math.round(done * 100)) : console.error(`ingest: ${Math.round(done * 100)}% committed`),
       });
     } finally {
       bar?.stop();

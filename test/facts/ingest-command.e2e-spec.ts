@@ -1,0 +1,107 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fact } from '../support/corpus';
+
+// The command-line tool as a user runs it (built into dist/ by the test script).
+const BIN = join(__dirname, '..', '..', 'bin', 'freshfacts');
+
+function run(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }> } {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, NODE_OPTIONS: '' } });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => (out += chunk));
+  child.stderr!.on('data', (chunk) => (err += chunk));
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, out, err })),
+  );
+  return { child, done };
+}
+
+describe('bin/freshfacts ingest', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'freshfacts-cli-'));
+    env = { FRESHFACTS_DATA_DIR: join(dir, 'data'), DATABASE_URL: '' };
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  function file(lines: string[]): string {
+    const path = join(dir, 'facts.jsonl');
+    writeFileSync(path, lines.join('\n') + '\n');
+    return path;
+  }
+
+  const good = (i: number) => JSON.stringify(fact(`Which team won cup final number ${i}?`, `Team ${i}`, '2021-05-01'));
+
+  it('skips and lists bad lines by number, and summarises', async () => {
+    const path = file([good(1), '{"question": "broken"', good(2), JSON.stringify({ ...fact('q?', 'a', null), true_by: 'soon' }), good(1)]);
+    const { code, out, err } = await run(['ingest', path], env).done;
+    expect(code).toBe(0);
+    expect(err).toContain(`${path}:2: not valid JSON`);
+    expect(err).toContain(`${path}:4: true_by must be a day as YYYY-MM-DD`);
+    expect(out).toContain('added 2, merged 0, rejected 2');
+    const again = await run(['ingest', path], env).done;
+    expect(again.out).toContain('added 0, merged 2, rejected 2');
+  });
+
+  it('refuses the whole file under --strict', async () => {
+    const path = file([good(1), 'nonsense']);
+    const strict = await run(['ingest', '--strict', path], env).done;
+    expect(strict.code).toBe(1);
+    expect(strict.err).toContain(`${path}:2: not valid JSON`);
+    expect(strict.err).toContain('nothing was written');
+    const relaxed = await run(['ingest', path], env).done;
+    expect(relaxed.out).toContain('added 1,');
+  });
+
+  it('says clearly when the file cannot be read', async () => {
+    const { code, err } = await run(['ingest', join(dir, 'missing.jsonl')], env).done;
+    expect(code).toBe(2);
+    expect(err).toMatch(/freshfacts: cannot read .*missing\.jsonl: ENOENT/);
+  });
+
+  it('converges after being killed with SIGKILL mid-file', async () => {
+    const total = 600;
+    const path = file(Array.from({ length: total }, (_, i) => good(i)));
+    const first = run(['ingest', path], env);
+    await new Promise<void>((resolve) => first.child.stderr!.on('data', (chunk: Buffer) => chunk.toString().includes('committed') && resolve()));
+    first.child.kill('SIGKILL');
+    await first.done;
+    const second = await run(['ingest', path], env).done;
+    expect(second.code).toBe(0);
+    const [, added, merged] = /added (\d+), merged (\d+)/.exec(second.out)!.map(Number);
+    expect(merged).toBeGreaterThan(0);
+    expect(added + merged).toBe(total);
+    const third = await run(['ingest', path], env).done;
+    expect(third.out).toContain(`added 0, merged ${total}, rejected 0`);
+  }, 180_000);
+});
+
+describe('bin/freshfacts keys', () => {
+  it('creates a key shown once and revokes it by prefix', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-cli-'));
+    const env = { FRESHFACTS_DATA_DIR: dir, DATABASE_URL: '' };
+    try {
+      const created = await run(['keys', 'create', '--email', 'Ops@Example.com', '--name', 'ci'], env).done;
+      expect(created.code).toBe(0);
+      const key = created.out.trim();
+      expect(key).toMatch(/^ff_live_[A-Za-z0-9_-]{43}$/);
+      const listed = await run(['keys', 'list', '--email', 'ops@example.com'], env).done;
+      expect(listed.out).toContain(key.slice(0, 16));
+      expect(listed.out).not.toContain(key);
+      const revoked = await run(['keys', 'revoke', key.slice(0, 16)], env).done;
+      expect(revoked.out).toContain('revoked');
+      const missing = await run(['keys', 'revoke', 'ff_live_nothing'], env).done;
+      expect(missing.code).toBe(2);
+      expect(missing.err).toContain('no such key');
+      const bad = await run(['keys', 'create', '--email', 'not-an-email'], env).done;
+      expect(bad.code).toBe(2);
+      expect(bad.err).toContain('not an email address');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

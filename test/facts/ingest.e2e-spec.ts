@@ -1,0 +1,65 @@
+import { DataSource } from 'typeorm';
+import { IngestService } from '../../src/facts/ingest.service';
+import { startApp, TestApp } from '../support/app';
+import { fact } from '../support/corpus';
+
+describe('ingesting facts', () => {
+  let t: TestApp;
+  let ingest: IngestService;
+  let db: DataSource;
+  beforeAll(async () => {
+    t = await startApp();
+    ingest = t.app.get(IngestService);
+    db = t.app.get(DataSource);
+  });
+  afterAll(() => t.close());
+
+  const rows = () =>
+    db.query(`SELECT question, answer, to_char(true_by, 'YYYY-MM-DD') AS true_by, sources FROM facts ORDER BY id`) as Promise<
+      { question: string; answer: string; true_by: string | null; sources: string[] }[]
+    >;
+
+  it('merges the sources of a fact seen again instead of storing it twice', async () => {
+    const first = fact('Who won the 2022 Ballon d’Or?', 'Karim Benzema', '2022-10-17', 'https://a.example/');
+    const again = { ...first, question: '  who won the 2022 Ballon d\'Or? ', sources: ['https://b.example/x', first.sources[0]] };
+    expect(await ingest.ingestValues([first])).toMatchObject({ added: 1, merged: 0 });
+    expect(await ingest.ingestValues([again, again])).toMatchObject({ added: 0, merged: 1 });
+    const stored = (await rows()).filter((row) => row.answer === 'Karim Benzema');
+    expect(stored).toHaveLength(1);
+    expect(stored[0].sources).toEqual([first.sources[0], 'https://b.example/x']);
+  });
+
+  it('keeps the same question with another answer or day as a separate fact', async () => {
+    const before = (await rows()).length;
+    const base = fact('Who is the prime minister of the United Kingdom?', 'Liz Truss', '2022-09-06');
+    const summary = await ingest.ingestValues([base, { ...base, answer: 'Rishi Sunak', true_by: '2022-10-25' }, { ...base, true_by: '2022-09-07' }]);
+    expect(summary).toMatchObject({ added: 3, merged: 0 });
+    expect((await rows()).length).toBe(before + 3);
+  });
+
+  it('rejects malformed facts with every reason, and writes none of them', async () => {
+    const before = (await rows()).length;
+    const summary = await ingest.ingestValues([
+      { question: 'No answer?', true_by: null, sources: ['https://x.example'] },
+      { question: ' ', answer: 'a', true_by: '2023-02-30', sources: [] },
+      { question: 'q?', answer: 'a', true_by: null, sources: ['ftp://x.example/file'] },
+      'not an object',
+    ]);
+    expect(summary.added).toBe(0);
+    expect(summary.rejected.map((r) => r.line)).toEqual([1, 2, 3, 4]);
+    expect(summary.rejected[0].errors.join()).toMatch(/answer is required/);
+    expect(summary.rejected[1].errors.join()).toMatch(/question must not be empty/);
+    expect(summary.rejected[1].errors.join()).toMatch(/true_by must be a day/);
+    expect(summary.rejected[1].errors.join()).toMatch(/sources/);
+    expect(summary.rejected[2].errors.join()).toMatch(/http\(s\) URL/);
+    expect((await rows()).length).toBe(before);
+  });
+
+  it('makes new facts searchable with up-to-date term statistics', async () => {
+    await ingest.ingestValues([fact('Which rover found organic molecules in Jezero crater?', 'Perseverance', '2023-07-12')]);
+    const [stats] = (await db.query(`SELECT facts FROM corpus_stats`)) as { facts: string }[];
+    expect(Number(stats.facts)).toBe((await rows()).length);
+    const [jezero] = (await db.query(`SELECT ndoc FROM lexeme_stats WHERE lexeme = 'jezero'`)) as { ndoc: number }[];
+    expect(jezero.ndoc).toBe(1);
+  });
+});
