@@ -43,7 +43,7 @@ export async function startApp(options: { facts?: unknown[]; env?: Record<string
   const { key } = await app.get(ApiKeysService).create('tester@example.com');
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
+    url: `${config.tlsCertFile ? "https" : "http"}://127.0.0.1:${port}`,
     key,
     config,
     async close() {

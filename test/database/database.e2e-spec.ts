@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../../src/config/config';
+import { closeDataSource, DatabaseSetupError, openDataSource } from '../../src/database/data-source';
+import { startApp, TestApp } from '../support/app';
+
+describe('the database', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp();
+  });
+  afterAll(() => t.close());
+
+  it('runs on the driver the test run asked for, with the schema migrated', async () => {
+    const db = t.app.get(DataSource);
+    const wire = process.env.FRESHFACTS_TEST_DB === 'wire';
+    expect(Boolean((db.options as { url?: string }).url)).toBe(wire);
+    const tables = (await db.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)) as { tablename: string }[];
+    expect(tables.map((row) => row.tablename)).toEqual(
+      expect.arrayContaining(['accounts', 'api_keys', 'corpus_stats', 'facts', 'lexeme_stats', 'migrations']),
+    );
+    const indexes = (await db.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'facts'`)) as { indexdef: string }[];
+    const defs = indexes.map((row) => row.indexdef).join('\n');
+    expect(defs).toMatch(/USING gin \(search_text\)/);
+    expect(defs).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
+  });
+
+  it('lets the planner use the HNSW index for an unbounded vector search', async () => {
+    const db = t.app.get(DataSource);
+    const plan = (await db.query(
+      `EXPLAIN SELECT id FROM facts ORDER BY embedding <=> array_fill(1, ARRAY[512])::int4[]::vector(512) LIMIT 100`,
+    )) as Record<string, string>[];
+    expect(plan.map((row) => Object.values(row)[0]).join('\n')).toMatch(/facts_embedding_idx/);
+  });
+
+  it('reopens an existing embedded database without migrating twice', async () => {
+    if (process.env.FRESHFACTS_TEST_DB === 'wire') return;
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-reopen-'));
+    try {
+      const config = loadConfig({ FRESHFACTS_DATA_DIR: dir });
+      await closeDataSource(await openDataSource(config));
+      const again = await openDataSource(config);
+      const rows = (await again.query(`SELECT count(*)::int AS n FROM migrations`)) as { n: number }[];
+      expect(rows[0].n).toBe(1);
+      await closeDataSource(again);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// The machine's PostgreSQL 15 (127.0.0.1:5432) has no pgvector package: exactly the
+// server an operator might point freshfacts at by mistake.
+describe('a PostgreSQL server without pgvector', () => {
+  const url = process.env.FRESHFACTS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+  it('refuses to start, saying how to get the extension', async () => {
+    const probe = new Client({ connectionString: url });
+    await probe.connect();
+    const available = await probe.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
+    await probe.end();
+    if (available.rowCount) {
+      console.warn(`skipped: the PostgreSQL at ${url} has pgvector`);
+      return;
+    }
+    const config = loadConfig({ DATABASE_URL: url });
+    const opening = openDataSource(config);
+    await expect(opening).rejects.toThrow(DatabaseSetupError);
+    await expect(opening).rejects.toThrow(/pgvector.*apt install postgresql-<version>-pgvector/s);
+  });
+});
