@@ -5,14 +5,20 @@ const common = {
   testEnvironment: 'node',
   rootDir: '.',
   moduleNameMapper: {
-    '^@electric-sql/pglite/vector$': '<rootDir>/node_modules/@electric-sql/pglite/dist/vector/index.cjs',
+    '^@electric-sql/pglite/vector$':
+      '<rootDir>/node_modules/@electric-sql/pglite/dist/vector/index.cjs',
   },
 };
 
 module.exports = {
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.spec.ts'], testPathIgnorePatterns: ['e2e-spec'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/**/*.spec.ts'],
+      testPathIgnorePatterns: ['e2e-spec'],
+    },
     { ...common, displayName: 'db', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],
 };

@@ -1,4 +1,11 @@
-import { Column, CreateDateColumn, Entity, ManyToOne, JoinColumn, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  ManyToOne,
+  JoinColumn,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
 import type { Account } from './account.entity';
 
 /** An API key. Only the SHA-256 of the secret is stored; `prefix` is for display. */

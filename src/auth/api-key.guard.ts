@@ -14,17 +14,31 @@ export const PaymentAccepted = () => SetMetadata(PAYMENT_ACCEPTED, true);
 
 export class MissingApiKeyError extends ProblemError {
   constructor() {
-    super(401, 'missing-api-key', 'API key required', 'Send the header Authorization: Bearer <API_KEY>.', {}, {
-      'WWW-Authenticate': 'Bearer realm="freshfacts"',
-    });
+    super(
+      401,
+      'missing-api-key',
+      'API key required',
+      'Send the header Authorization: Bearer <API_KEY>.',
+      {},
+      {
+        'WWW-Authenticate': 'Bearer realm="freshfacts"',
+      },
+    );
   }
 }
 
 export class InvalidApiKeyError extends ProblemError {
   constructor(detail: string) {
-    super(401, 'invalid-api-key', 'Invalid API key', detail, {}, {
-      'WWW-Authenticate': 'Bearer realm="freshfacts", error="invalid_token"',
-    });
+    super(
+      401,
+      'invalid-api-key',
+      'Invalid API key',
+      detail,
+      {},
+      {
+        'WWW-Authenticate': 'Bearer realm="freshfacts", error="invalid_token"',
+      },
+    );
   }
 }
 
@@ -56,7 +70,8 @@ export class ApiKeyGuard implements CanActivate {
       throw payable ? new PaymentRequiredError() : new MissingApiKeyError();
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw new InvalidApiKeyError('The Authorization header must be "Bearer <API_KEY>".');
+    if (!match)
+      throw new InvalidApiKeyError('The Authorization header must be "Bearer <API_KEY>".');
     const key = await this.keys.verify(match[1]);
     if (!key) throw new InvalidApiKeyError('The API key is unknown or revoked.');
     return true;

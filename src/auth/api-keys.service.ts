@@ -67,7 +67,9 @@ export class ApiKeysService {
       : await this.keys.findBy({ prefix: keyOrPrefix });
     if (matches.length !== 1) {
       throw new KeyNotFoundError(
-        matches.length ? `prefix ${keyOrPrefix} matches ${matches.length} keys; give the whole key` : 'no such key',
+        matches.length
+          ? `prefix ${keyOrPrefix} matches ${matches.length} keys; give the whole key`
+          : 'no such key',
       );
     }
     const [key] = matches;
@@ -87,7 +89,8 @@ export class InvalidEmailError extends Error {}
 
 function normaliseEmail(email: string): string {
   const address = email.trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) throw new InvalidEmailError(`not an email address: ${email}`);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address))
+    throw new InvalidEmailError(`not an email address: ${email}`);
   return address;
 }
 

@@ -26,8 +26,14 @@ export async function embedCommand(file: string): Promise<number> {
   const started = Date.now();
   const vectors = await embedder.embed(questions);
   const seconds = (Date.now() - started) / 1000;
-  console.error(`embedded ${questions.length} questions in ${seconds.toFixed(1)} s (${(questions.length / seconds).toFixed(0)}/s)`);
-  const path = VectorFile.write(file, embedder.model, questions.map((q, i) => [q, vectors[i]]));
+  console.error(
+    `embedded ${questions.length} questions in ${seconds.toFixed(1)} s (${(questions.length / seconds).toFixed(0)}/s)`,
+  );
+  const path = VectorFile.write(
+    file,
+    embedder.model,
+    questions.map((q, i) => [q, vectors[i]]),
+  );
   console.log(`wrote ${path}`);
   return 0;
 }

@@ -24,12 +24,17 @@ const MODES: Record<string, Partial<Ranking>> = {
 
 export async function evalCommand(file: string, options: EvalOptions): Promise<number> {
   const queries = readQueries(file);
-  if (!(options.mode in MODES)) throw new UsageError(`--mode must be one of ${Object.keys(MODES).join(', ')}`);
+  if (!(options.mode in MODES))
+    throw new UsageError(`--mode must be one of ${Object.keys(MODES).join(', ')}`);
   const ranking = { ...DEFAULT_RANKING, ...MODES[options.mode] };
   const env = { ...process.env };
   const scratch = options.facts ? mkdtempSync(join(tmpdir(), 'freshfacts-eval-')) : undefined;
   if (scratch) {
-    Object.assign(env, { FRESHFACTS_DATA_DIR: scratch, DATABASE_URL: '', FRESHFACTS_SEED_FILE: '' });
+    Object.assign(env, {
+      FRESHFACTS_DATA_DIR: scratch,
+      DATABASE_URL: '',
+      FRESHFACTS_SEED_FILE: '',
+    });
   }
   try {
     return await withContext(async (context) => {
@@ -52,7 +57,10 @@ async function runQueries(
   const search = context.get(SearchService);
   const outcomes: QueryOutcome[] = [];
   for (const query of queries) {
-    const answer = await search.find({ query: query.query, true_by_max: query.true_by_max }, ranking);
+    const answer = await search.find(
+      { query: query.query, true_by_max: query.true_by_max },
+      ranking,
+    );
     outcomes.push({ facts: answer.facts });
   }
   return outcomes;
@@ -95,10 +103,33 @@ function print(metrics: Record<string, Metrics>, json?: boolean): void {
     console.log(JSON.stringify(metrics, null, 2));
     return;
   }
-  const columns = ['queries', 'recall@1', 'recall@5', 'recall@10', 'mrr', 'first', 'outside'] as const;
+  const columns = [
+    'queries',
+    'recall@1',
+    'recall@5',
+    'recall@10',
+    'mrr',
+    'first',
+    'outside',
+  ] as const;
   console.log(['kind'.padEnd(34), ...columns.map((c) => c.padStart(9))].join(''));
   for (const [kind, m] of Object.entries(metrics)) {
-    const cells = [m.queries, m.recallAt1, m.recallAt5, m.recallAt10, m.mrr, m.firstCorrect, m.outsideWindow];
-    console.log([kind.padEnd(34), ...cells.map((c) => (c === null ? '-' : Number.isInteger(c) ? String(c) : c.toFixed(3)).padStart(9))].join(''));
+    const cells = [
+      m.queries,
+      m.recallAt1,
+      m.recallAt5,
+      m.recallAt10,
+      m.mrr,
+      m.firstCorrect,
+      m.outsideWindow,
+    ];
+    console.log(
+      [
+        kind.padEnd(34),
+        ...cells.map((c) =>
+          (c === null ? '-' : Number.isInteger(c) ? String(c) : c.toFixed(3)).padStart(9),
+        ),
+      ].join(''),
+    );
   }
 }

@@ -6,13 +6,20 @@ const SHOWN_REJECTS = 50;
 
 export async function ingestCommand(file: string, options: { strict?: boolean }): Promise<number> {
   const summary = await withContext(async (context) => {
-    const bar = process.stderr.isTTY ? new SingleBar({ stream: process.stderr, format: 'ingest [{bar}] {percentage}% | {duration}s' }) : undefined;
+    const bar = process.stderr.isTTY
+      ? new SingleBar({
+          stream: process.stderr,
+          format: 'ingest [{bar}] {percentage}% | {duration}s',
+        })
+      : undefined;
     bar?.start(100, 0);
     try {
       return await context.get(IngestService).ingestFile(file, {
         strict: options.strict,
         onProgress: (done) =>
-          bar ? bar.update(Math.round(done * 100)) : console.error(`ingest: ${Math.round(done * 100)}% committed`),
+          bar
+            ? bar.update(Math.round(done * 100))
+            : console.error(`ingest: ${Math.round(done * 100)}% committed`),
       });
     } finally {
       bar?.stop();
@@ -30,8 +37,12 @@ function report(file: string, summary: IngestSummary): void {
     console.error(`… and ${summary.rejected.length - SHOWN_REJECTS} more rejected lines`);
   }
   if (summary.refused) {
-    console.error(`refused: ${summary.rejected.length} bad lines and --strict; nothing was written`);
+    console.error(
+      `refused: ${summary.rejected.length} bad lines and --strict; nothing was written`,
+    );
     return;
   }
-  console.log(`added ${summary.added}, merged ${summary.merged}, rejected ${summary.rejected.length}`);
+  console.log(
+    `added ${summary.added}, merged ${summary.merged}, rejected ${summary.rejected.length}`,
+  );
 }

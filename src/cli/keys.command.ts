@@ -2,7 +2,9 @@ import { ApiKeysService } from '../auth/api-keys.service';
 import { withContext } from './context';
 
 export async function createKey(options: { email: string; name?: string }): Promise<number> {
-  const created = await withContext((context) => context.get(ApiKeysService).create(options.email, options.name));
+  const created = await withContext((context) =>
+    context.get(ApiKeysService).create(options.email, options.name),
+  );
   console.error(`API key for ${created.email} (shown once; only its hash is stored):`);
   console.log(created.key);
   return 0;
@@ -19,7 +21,9 @@ export async function listKeys(options: { email: string }): Promise<number> {
   for (const key of keys) {
     const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
     const used = key.lastUsedAt ? key.lastUsedAt.toISOString() : 'never';
-    console.log(`${key.prefix}…  ${key.name || '-'}  created ${key.createdAt.toISOString()}  last used ${used}  ${state}`);
+    console.log(
+      `${key.prefix}…  ${key.name || '-'}  created ${key.createdAt.toISOString()}  last used ${used}  ${state}`,
+    );
   }
   return 0;
 }

@@ -6,13 +6,20 @@ import { DatabaseSetupError } from '../database/data-source';
 import { IngestFileError } from '../facts/ingest.service';
 import { UsageError } from './context';
 import { embedCommand } from './embed.command';
-import { evalCommand } from './eval.command';
+import { EvalOptions, evalCommand } from './eval.command';
 import { ingestCommand } from './ingest.command';
 import { createKey, listKeys, revokeKey } from './keys.command';
 import { serveCommand } from './serve.command';
 
 // Errors a user can act on: printed as one line, exit status 2.
-const USER_ERRORS = [UsageError, ConfigError, DatabaseSetupError, IngestFileError, KeyNotFoundError, InvalidEmailError];
+const USER_ERRORS = [
+  UsageError,
+  ConfigError,
+  DatabaseSetupError,
+  IngestFileError,
+  KeyNotFoundError,
+  InvalidEmailError,
+];
 
 function program(): Command {
   const cli = new Command('freshfacts')
@@ -31,7 +38,9 @@ function program(): Command {
     .command('ingest <file>')
     .description('load facts from a JSON Lines file; bad lines are listed and skipped')
     .option('--strict', 'refuse the whole file if any line is bad')
-    .action(async (file: string, options: { strict?: boolean }) => exit(await ingestCommand(file, options)));
+    .action(async (file: string, options: { strict?: boolean }) =>
+      exit(await ingestCommand(file, options)),
+    );
   cli
     .command('embed <file>')
     .description('precompute question vectors of a JSON Lines file into FILE.vectors')
@@ -43,7 +52,9 @@ function program(): Command {
     .option('--mode <mode>', 'fused, lexical or semantic', 'fused')
     .option('--sweep', 'grid-search the ranking parameters and print the best')
     .option('--json', 'print JSON instead of a table')
-    .action(async (queries: string, options) => exit(await evalCommand(queries, options)));
+    .action(async (queries: string, options: EvalOptions) =>
+      exit(await evalCommand(queries, options)),
+    );
   const keys = cli.command('keys').description('manage API keys');
   keys
     .command('create')

@@ -29,5 +29,9 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   }
   await app.listen(config.port, config.host);
   const scheme = config.tlsCertFile ? 'https' : 'http';
-  logger.log(`${await facts.count()} facts; listening on ${scheme}://${config.host}:${(app.getHttpServer().address() as { port: number }).port} (docs at /docs)`);
+  const server = app.getHttpServer() as import('node:net').Server;
+  const { port } = server.address() as import('node:net').AddressInfo;
+  logger.log(
+    `${await facts.count()} facts; listening on ${scheme}://${config.host}:${port} (docs at /docs)`,
+  );
 }

@@ -18,7 +18,12 @@ export class ProblemFilter implements ExceptionFilter {
     if (error instanceof HttpException) {
       const status = error.getStatus();
       return [
-        { type: 'about:blank', title: error.name.replace(/Exception$/, ''), status, detail: error.message },
+        {
+          type: 'about:blank',
+          title: error.name.replace(/Exception$/, ''),
+          status,
+          detail: error.message,
+        },
         {},
       ];
     }
@@ -40,5 +45,9 @@ export function sendProblem(
   problem: Problem,
   headers: Record<string, string> = {},
 ): void {
-  response.status(problem.status).set(headers).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+  response
+    .status(problem.status)
+    .set(headers)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify(problem));
 }

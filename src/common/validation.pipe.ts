@@ -22,7 +22,9 @@ export class BodyValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body') {
       if (value instanceof MalformedJson) {
-        throw new RequestValidationError([{ loc: ['body'], msg: `not valid JSON (${value.reason})` }]);
+        throw new RequestValidationError([
+          { loc: ['body'], msg: `not valid JSON (${value.reason})` },
+        ]);
       }
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
         throw new RequestValidationError([{ loc: ['body'], msg: 'must be a JSON object' }]);
@@ -34,7 +36,10 @@ export class BodyValidationPipe extends ValidationPipe {
 
 function flatten(errors: ValidationError[], loc: (string | number)[]): FieldError[] {
   return errors.flatMap((error) => [
-    ...Object.values(error.constraints ?? {}).map((msg) => ({ loc: [...loc, error.property], msg })),
+    ...Object.values(error.constraints ?? {}).map((msg) => ({
+      loc: [...loc, error.property],
+      msg,
+    })),
     ...flatten(error.children ?? [], [...loc, error.property]),
   ]);
 }

@@ -6,7 +6,11 @@ import { closeDataSource, openDataSource } from './data-source';
 @Global()
 @Module({
   providers: [
-    { provide: DataSource, inject: [CONFIG], useFactory: (config: AppConfig) => openDataSource(config) },
+    {
+      provide: DataSource,
+      inject: [CONFIG],
+      useFactory: (config: AppConfig) => openDataSource(config),
+    },
   ],
   exports: [DataSource],
 })

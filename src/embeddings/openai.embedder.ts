@@ -31,22 +31,26 @@ export class OpenAiEmbedder implements Embedder {
     if (!response.ok) {
       throw new EmbeddingError(`embeddings API answered ${response.status}`);
     }
-    return parse((await response.json()) as unknown, texts.length);
+    return parse(await response.json(), texts.length);
   }
 }
 
 function parse(body: unknown, expected: number): Float32Array[] {
   const data = (body as { data?: { index?: number; embedding?: unknown }[] }).data;
   if (!Array.isArray(data) || data.length !== expected) {
-    throw new EmbeddingError(`embeddings API returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${expected}`);
+    throw new EmbeddingError(
+      `embeddings API returned ${Array.isArray(data) ? data.length : 'no'} vectors for ${expected}`,
+    );
   }
   const out = new Array<Float32Array>(expected);
   data.forEach((item, position) => {
     const vector = item.embedding;
     if (!Array.isArray(vector) || vector.length !== EMBEDDING_DIMENSIONS) {
-      throw new EmbeddingError(`embeddings API vectors must have ${EMBEDDING_DIMENSIONS} dimensions`);
+      throw new EmbeddingError(
+        `embeddings API vectors must have ${EMBEDDING_DIMENSIONS} dimensions`,
+      );
     }
-    out[item.index ?? position] = normalise(Float32Array.from(vector as number[]));
+    out[item.index ?? position] = normalise(Float32Array.from(vector));
   });
   return out;
 }

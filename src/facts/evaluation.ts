@@ -32,7 +32,10 @@ export interface Metrics {
 const EVAL_K = 20;
 
 /** Metrics over all queries and per kind (the `note` prefix before the colon). */
-export function scoreQueries(queries: EvalQuery[], outcomes: QueryOutcome[]): Record<string, Metrics> {
+export function scoreQueries(
+  queries: EvalQuery[],
+  outcomes: QueryOutcome[],
+): Record<string, Metrics> {
   const groups = new Map<string, number[]>([['all', []]]);
   queries.forEach((query, i) => {
     const kind = kindOf(query);
@@ -40,7 +43,10 @@ export function scoreQueries(queries: EvalQuery[], outcomes: QueryOutcome[]): Re
     groups.set(kind, [...(groups.get(kind) ?? []), i]);
   });
   return Object.fromEntries(
-    [...groups].map(([kind, ids]) => [kind, metrics(ids.map((i) => [queries[i], outcomes[i]] as const))]),
+    [...groups].map(([kind, ids]) => [
+      kind,
+      metrics(ids.map((i) => [queries[i], outcomes[i]] as const)),
+    ]),
   );
 }
 
@@ -58,13 +64,16 @@ function metrics(pairs: (readonly [EvalQuery, QueryOutcome])[]): Metrics {
   const within = (n: number) => ranks.filter((rank) => rank >= 0 && rank < n).length / pairs.length;
   const firsts = pairs.filter(([query]) => query.expect_first_answer_contains);
   const firstHits = firsts.filter(([query, outcome]) =>
-    (outcome.facts[0]?.answer ?? '').toLowerCase().includes(query.expect_first_answer_contains!.toLowerCase()),
+    (outcome.facts[0]?.answer ?? '')
+      .toLowerCase()
+      .includes(query.expect_first_answer_contains!.toLowerCase()),
   );
   const outside = pairs.reduce(
     (sum, [query, outcome]) =>
       sum +
       (query.true_by_max
-        ? outcome.facts.filter((fact) => fact.true_by === null || fact.true_by > query.true_by_max!).length
+        ? outcome.facts.filter((fact) => fact.true_by === null || fact.true_by > query.true_by_max!)
+            .length
         : 0),
     0,
   );
@@ -101,7 +110,13 @@ export async function sweep(
   for (const answerWeight of [0.3, 0.5, 0.7, 1]) {
     const pools: Candidate[][] = [];
     for (const [i, query] of queries.entries()) {
-      const search = { query: query.query, vector: vectors[i], k: EVAL_K, timeline: true, maxDay: query.true_by_max };
+      const search = {
+        query: query.query,
+        vector: vectors[i],
+        k: EVAL_K,
+        timeline: true,
+        maxDay: query.true_by_max,
+      };
       pools.push(await facts.candidates(search, { ...base, answerWeight }));
     }
     for (const semanticWeight of range(0.1, 0.9, 0.1)) {
@@ -130,7 +145,9 @@ export function replay(
   const byScore = (a: { score: number }, b: { score: number }) => b.score - a.score;
   const picked =
     top >= ranking.closeThreshold
-      ? scored.filter((c) => c.score >= Math.max(ranking.closeThreshold, ranking.relativeThreshold * top))
+      ? scored.filter(
+          (c) => c.score >= Math.max(ranking.closeThreshold, ranking.relativeThreshold * top),
+        )
       : [...scored].sort(byScore).slice(0, k);
   return picked
     .sort((a, b) => (b.true_by ?? '').localeCompare(a.true_by ?? '') || byScore(a, b))

@@ -22,14 +22,25 @@ export function checkFact(value: unknown): ParsedLine {
   }
   const missing = ['question', 'answer', 'true_by', 'sources'].filter((field) => !(field in value));
   if (missing.length > 0) {
-    return { errors: missing.map((field) => `${field} is required${field === 'true_by' ? ' (null when unknown)' : ''}`) };
+    return {
+      errors: missing.map(
+        (field) => `${field} is required${field === 'true_by' ? ' (null when unknown)' : ''}`,
+      ),
+    };
   }
   const fact = plainToInstance(FactDto, value);
   const problems = validateSync(fact, { whitelist: true });
   if (problems.length > 0) {
     return { errors: problems.flatMap((problem) => Object.values(problem.constraints ?? {})) };
   }
-  return { fact: { question: fact.question, answer: fact.answer, true_by: fact.true_by, sources: fact.sources } };
+  return {
+    fact: {
+      question: fact.question,
+      answer: fact.answer,
+      true_by: fact.true_by,
+      sources: fact.sources,
+    },
+  };
 }
 
 /**

@@ -37,17 +37,17 @@ export class FactsRepository {
   constructor(private readonly db: DataSource) {}
 
   async count(): Promise<number> {
-    const [row] = (await this.db.query(`SELECT count(*)::int AS n FROM facts`)) as { n: number }[];
+    const [row] = await this.db.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM facts`);
     return row.n;
   }
 
   /** The subset of `keys` already stored. */
   async existingKeys(keys: string[]): Promise<Set<string>> {
     if (keys.length === 0) return new Set();
-    const rows = (await this.db.query(
+    const rows = await this.db.query<{ dedup_key: string }[]>(
       `SELECT dedup_key FROM facts WHERE dedup_key = ANY($1::char(64)[])`,
       [keys],
-    )) as { dedup_key: string }[];
+    );
     return new Set(rows.map((row) => row.dedup_key));
   }
 
@@ -67,7 +67,7 @@ export class FactsRepository {
 
   /** Inserts facts; one that a concurrent writer stored meanwhile is merged instead. */
   private async insert(tx: EntityManager, records: FactRecord[]): Promise<number> {
-    const rows = (await tx.query(
+    const rows = await tx.query<{ inserted: boolean }[]>(
       `INSERT INTO facts (question, answer, true_by, sources, dedup_key, embedding)
        SELECT r.question, r.answer, r.true_by::date, ${SOURCES}, r.dedup_key, r.embedding::vector(512)
        FROM jsonb_to_recordset($1::jsonb) AS ${RECORD}
@@ -75,7 +75,7 @@ export class FactsRepository {
          SET sources = ${MERGED('EXCLUDED.sources')}, updated_at = now()
        RETURNING (xmax = 0) AS inserted`,
       [JSON.stringify(records)],
-    )) as { inserted: boolean }[];
+    );
     return rows.filter((row) => row.inserted).length;
   }
 
@@ -107,7 +107,9 @@ export class FactsRepository {
    * order, and `k`. When no fact matches closely, the `k` nearest are returned.
    */
   async search(search: FactSearch, ranking: Ranking = DEFAULT_RANKING): Promise<ScoredFact[]> {
-    const order = search.timeline ? `day DESC NULLS LAST, score DESC` : `score DESC, day DESC NULLS LAST`;
+    const order = search.timeline
+      ? `day DESC NULLS LAST, score DESC`
+      : `score DESC, day DESC NULLS LAST`;
     const [sql, params] = candidateSql(search, ranking);
     const $ = (value: unknown) => `$${params.push(value)}`;
     const [w, k, threshold, relative] = [
@@ -116,7 +118,7 @@ export class FactsRepository {
       `${$(ranking.closeThreshold)}::float8`,
       `${$(ranking.relativeThreshold)}::float8`,
     ];
-    const rows = (await this.db.query(
+    const rows = await this.db.query<ScoredFact[]>(
       `${sql},
       fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored),
       cut AS (
@@ -132,7 +134,7 @@ export class FactsRepository {
       SELECT question, answer, true_by, sources, score FROM picked
       ORDER BY ${order}, id LIMIT ${k}`,
       params,
-    )) as ScoredFact[];
+    );
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
   }
 
@@ -142,10 +144,10 @@ export class FactsRepository {
    */
   async candidates(search: FactSearch, ranking: Ranking = DEFAULT_RANKING): Promise<Candidate[]> {
     const [sql, params] = candidateSql(search, ranking);
-    const rows = (await this.db.query(
+    const rows = await this.db.query<Candidate[]>(
       `${sql} SELECT id::text, question, answer, true_by, cos, lex FROM scored`,
       params,
-    )) as Candidate[];
+    );
     return rows.map((row) => ({ ...row, cos: Number(row.cos), lex: Number(row.lex) }));
   }
 }

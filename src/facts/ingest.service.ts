@@ -132,6 +132,8 @@ function fileSize(path: string): number {
   try {
     return statSync(path).size;
   } catch (err) {
-    throw new IngestFileError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new IngestFileError(
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
 }

@@ -85,7 +85,8 @@ function IsAfterField(other: string) {
         const high = parseInstant(value);
         return !low || !high || high.getTime() > low.getTime();
       },
-      defaultMessage: (args?: ValidationArguments) => `${args?.property ?? 'value'} must be later than ${other}`,
+      defaultMessage: (args?: ValidationArguments) =>
+        `${args?.property ?? 'value'} must be later than ${other}`,
     },
   });
 }

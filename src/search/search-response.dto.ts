@@ -2,7 +2,10 @@ import { ApiProperty } from '@nestjs/swagger';
 import { FactDto } from '../facts/fact.dto';
 
 export class SearchResponseDto {
-  @ApiProperty({ type: [FactDto], description: 'At most k facts; never empty while any fact is in the date window.' })
+  @ApiProperty({
+    type: [FactDto],
+    description: 'At most k facts; never empty while any fact is in the date window.',
+  })
   results!: FactDto[];
 }
 

@@ -1,10 +1,5 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiOkResponse,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiKeyGuard, PaymentAccepted } from '../auth/api-key.guard';
 import { SearchRequestDto } from './search-request.dto';

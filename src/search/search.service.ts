@@ -60,7 +60,12 @@ export class SearchService {
     );
     return {
       scores: rows.map((row) => row.score),
-      facts: rows.map(({ question, answer, true_by, sources }) => ({ question, answer, true_by, sources })),
+      facts: rows.map(({ question, answer, true_by, sources }) => ({
+        question,
+        answer,
+        true_by,
+        sources,
+      })),
       modelCutoff: request.model_id ? (model?.cutoff ?? 'unknown') : undefined,
     };
   }

@@ -18,7 +18,9 @@ describe('settings', () => {
         .filter(Boolean),
     );
     const read = new Set(
-      sources('src').flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/env\.([A-Z][A-Z_]+)/g)].map((m) => m[1])),
+      sources('src').flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/env\.([A-Z][A-Z_]+)/g)].map((m) => m[1]),
+      ),
     );
     expect(read.size).toBeGreaterThan(5);
     for (const name of read) expect(documented).toContain(name);

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config/config';
-import { closeDataSource, DatabaseSetupError, openDataSource } from '../../src/database/data-source';
+import {
+  closeDataSource,
+  DatabaseSetupError,
+  openDataSource,
+} from '../../src/database/data-source';
 import { startApp, TestApp } from '../support/app';
 
 describe('the database', () => {
@@ -18,11 +22,22 @@ describe('the database', () => {
     const db = t.app.get(DataSource);
     const wire = process.env.FRESHFACTS_TEST_DB === 'wire';
     expect(Boolean((db.options as { url?: string }).url)).toBe(wire);
-    const tables = (await db.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)) as { tablename: string }[];
-    expect(tables.map((row) => row.tablename)).toEqual(
-      expect.arrayContaining(['accounts', 'api_keys', 'corpus_stats', 'facts', 'lexeme_stats', 'migrations']),
+    const tables = await db.query<{ tablename: string }[]>(
+      `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`,
     );
-    const indexes = (await db.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'facts'`)) as { indexdef: string }[];
+    expect(tables.map((row) => row.tablename)).toEqual(
+      expect.arrayContaining([
+        'accounts',
+        'api_keys',
+        'corpus_stats',
+        'facts',
+        'lexeme_stats',
+        'migrations',
+      ]),
+    );
+    const indexes = await db.query<{ indexdef: string }[]>(
+      `SELECT indexdef FROM pg_indexes WHERE tablename = 'facts'`,
+    );
     const defs = indexes.map((row) => row.indexdef).join('\n');
     expect(defs).toMatch(/USING gin \(search_text\)/);
     expect(defs).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
@@ -30,9 +45,9 @@ describe('the database', () => {
 
   it('lets the planner use the HNSW index for an unbounded vector search', async () => {
     const db = t.app.get(DataSource);
-    const plan = (await db.query(
+    const plan = await db.query<Record<string, string>[]>(
       `EXPLAIN SELECT id FROM facts ORDER BY embedding <=> array_fill(1, ARRAY[512])::int4[]::vector(512) LIMIT 100`,
-    )) as Record<string, string>[];
+    );
     expect(plan.map((row) => Object.values(row)[0]).join('\n')).toMatch(/facts_embedding_idx/);
   });
 
@@ -43,7 +58,7 @@ describe('the database', () => {
       const config = loadConfig({ FRESHFACTS_DATA_DIR: dir });
       await closeDataSource(await openDataSource(config));
       const again = await openDataSource(config);
-      const rows = (await again.query(`SELECT count(*)::int AS n FROM migrations`)) as { n: number }[];
+      const rows = await again.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM migrations`);
       expect(rows[0].n).toBe(1);
       await closeDataSource(again);
     } finally {
@@ -60,7 +75,9 @@ describe('a PostgreSQL server without pgvector', () => {
   it('refuses to start, saying how to get the extension', async () => {
     const probe = new Client({ connectionString: url });
     await probe.connect();
-    const available = await probe.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
+    const available = await probe.query(
+      `SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`,
+    );
     await probe.end();
     if (available.rowCount) {
       console.warn(`skipped: the PostgreSQL at ${url} has pgvector`);

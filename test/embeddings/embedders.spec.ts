@@ -51,8 +51,15 @@ describe('an OpenAI-compatible embeddings API', () => {
         const body = JSON.parse(raw) as { model: string; input: string[] };
         seen.push({ auth: req.headers.authorization, body });
         if (body.model === 'broken') return res.writeHead(500).end('{}');
-        const data = body.input.map((text, index) => ({ index, embedding: Array.from({ length: dimensions }, (_, d) => (d === text.length % dimensions ? 3 : 0)) }));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: data.reverse() }));
+        const data = body.input.map((text, index) => ({
+          index,
+          embedding: Array.from({ length: dimensions }, (_, d) =>
+            d === text.length % dimensions ? 3 : 0,
+          ),
+        }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ data: data.reverse() }));
       });
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -63,18 +70,27 @@ describe('an OpenAI-compatible embeddings API', () => {
   it('sends the model and key, and returns unit vectors in input order', async () => {
     const embedder = new OpenAiEmbedder({ url, model: 'text-512', apiKey: 'sk-test' });
     const [a, b] = await embedder.embed(['ab', 'abc']);
-    expect(seen.at(-1)).toEqual({ auth: 'Bearer sk-test', body: { model: 'text-512', input: ['ab', 'abc'] } });
+    expect(seen.at(-1)).toEqual({
+      auth: 'Bearer sk-test',
+      body: { model: 'text-512', input: ['ab', 'abc'] },
+    });
     expect(a[2]).toBeCloseTo(1);
     expect(b[3]).toBeCloseTo(1);
     expect(embedder.model).toBe('openai:text-512');
   });
 
   it('reports a failing API and vectors of the wrong size as embedding errors', async () => {
-    await expect(new OpenAiEmbedder({ url, model: 'broken' }).embed(['x'])).rejects.toThrow(/answered 500/);
+    await expect(new OpenAiEmbedder({ url, model: 'broken' }).embed(['x'])).rejects.toThrow(
+      /answered 500/,
+    );
     dimensions = 384;
-    await expect(new OpenAiEmbedder({ url, model: 'small' }).embed(['x'])).rejects.toThrow(/512 dimensions/);
+    await expect(new OpenAiEmbedder({ url, model: 'small' }).embed(['x'])).rejects.toThrow(
+      /512 dimensions/,
+    );
     dimensions = 512;
-    await expect(new OpenAiEmbedder({ url: 'http://127.0.0.1:1', model: 'm' }).embed(['x'])).rejects.toThrow(/unreachable/);
+    await expect(
+      new OpenAiEmbedder({ url: 'http://127.0.0.1:1', model: 'm' }).embed(['x']),
+    ).rejects.toThrow(/unreachable/);
   });
 });
 
@@ -83,9 +99,9 @@ describe('the query cache', () => {
     const calls: string[][] = [];
     const inner: Embedder = {
       model: 'counting',
-      embed: async (texts) => {
+      embed: (texts) => {
         calls.push(texts);
-        return texts.map(() => new Float32Array(512));
+        return Promise.resolve(texts.map(() => new Float32Array(512)));
       },
     };
     const cached = new CachedEmbedder(inner, 2);

@@ -7,12 +7,17 @@ import { fact } from '../support/corpus';
 // The command-line tool as a user runs it (built into dist/ by the test script).
 const BIN = join(__dirname, '..', '..', 'bin', 'freshfacts');
 
-function run(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }> } {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, NODE_OPTIONS: '' } });
+function run(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }> } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env, NODE_OPTIONS: '' },
+  });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (chunk) => (out += chunk));
-  child.stderr!.on('data', (chunk) => (err += chunk));
+  child.stdout.on('data', (chunk) => (out += chunk));
+  child.stderr.on('data', (chunk) => (err += chunk));
   const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
     child.on('close', (code) => resolve({ code, out, err })),
   );
@@ -34,10 +39,17 @@ describe('bin/freshfacts ingest', () => {
     return path;
   }
 
-  const good = (i: number) => JSON.stringify(fact(`Which team won cup final number ${i}?`, `Team ${i}`, '2021-05-01'));
+  const good = (i: number) =>
+    JSON.stringify(fact(`Which team won cup final number ${i}?`, `Team ${i}`, '2021-05-01'));
 
   it('skips and lists bad lines by number, and summarises', async () => {
-    const path = file([good(1), '{"question": "broken"', good(2), JSON.stringify({ ...fact('q?', 'a', null), true_by: 'soon' }), good(1)]);
+    const path = file([
+      good(1),
+      '{"question": "broken"',
+      good(2),
+      JSON.stringify({ ...fact('q?', 'a', null), true_by: 'soon' }),
+      good(1),
+    ]);
     const { code, out, err } = await run(['ingest', path], env).done;
     expect(code).toBe(0);
     expect(err).toContain(`${path}:2: not valid JSON`);
@@ -67,7 +79,12 @@ describe('bin/freshfacts ingest', () => {
     const total = 600;
     const path = file(Array.from({ length: total }, (_, i) => good(i)));
     const first = run(['ingest', path], env);
-    await new Promise<void>((resolve) => first.child.stderr!.on('data', (chunk: Buffer) => chunk.toString().includes('committed') && resolve()));
+    await new Promise<void>((resolve) =>
+      first.child.stderr!.on(
+        'data',
+        (chunk: Buffer) => chunk.toString().includes('committed') && resolve(),
+      ),
+    );
     first.child.kill('SIGKILL');
     await first.done;
     const second = await run(['ingest', path], env).done;
@@ -85,7 +102,10 @@ describe('bin/freshfacts keys', () => {
     const dir = mkdtempSync(join(tmpdir(), 'freshfacts-cli-'));
     const env = { FRESHFACTS_DATA_DIR: dir, DATABASE_URL: '' };
     try {
-      const created = await run(['keys', 'create', '--email', 'Ops@Example.com', '--name', 'ci'], env).done;
+      const created = await run(
+        ['keys', 'create', '--email', 'Ops@Example.com', '--name', 'ci'],
+        env,
+      ).done;
       expect(created.code).toBe(0);
       const key = created.out.trim();
       expect(key).toMatch(/^ff_live_[A-Za-z0-9_-]{43}$/);

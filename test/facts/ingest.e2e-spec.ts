@@ -15,13 +15,22 @@ describe('ingesting facts', () => {
   afterAll(() => t.close());
 
   const rows = () =>
-    db.query(`SELECT question, answer, to_char(true_by, 'YYYY-MM-DD') AS true_by, sources FROM facts ORDER BY id`) as Promise<
-      { question: string; answer: string; true_by: string | null; sources: string[] }[]
-    >;
+    db.query<{ question: string; answer: string; true_by: string | null; sources: string[] }[]>(
+      `SELECT question, answer, to_char(true_by, 'YYYY-MM-DD') AS true_by, sources FROM facts ORDER BY id`,
+    );
 
   it('merges the sources of a fact seen again instead of storing it twice', async () => {
-    const first = fact('Who won the 2022 Ballon d’Or?', 'Karim Benzema', '2022-10-17', 'https://a.example/');
-    const again = { ...first, question: '  who won the 2022 Ballon d\'Or? ', sources: ['https://b.example/x', first.sources[0]] };
+    const first = fact(
+      'Who won the 2022 Ballon d’Or?',
+      'Karim Benzema',
+      '2022-10-17',
+      'https://a.example/',
+    );
+    const again = {
+      ...first,
+      question: "  who won the 2022 Ballon d'Or? ",
+      sources: ['https://b.example/x', first.sources[0]],
+    };
     expect(await ingest.ingestValues([first])).toMatchObject({ added: 1, merged: 0 });
     expect(await ingest.ingestValues([again, again])).toMatchObject({ added: 0, merged: 1 });
     const stored = (await rows()).filter((row) => row.answer === 'Karim Benzema');
@@ -31,8 +40,16 @@ describe('ingesting facts', () => {
 
   it('keeps the same question with another answer or day as a separate fact', async () => {
     const before = (await rows()).length;
-    const base = fact('Who is the prime minister of the United Kingdom?', 'Liz Truss', '2022-09-06');
-    const summary = await ingest.ingestValues([base, { ...base, answer: 'Rishi Sunak', true_by: '2022-10-25' }, { ...base, true_by: '2022-09-07' }]);
+    const base = fact(
+      'Who is the prime minister of the United Kingdom?',
+      'Liz Truss',
+      '2022-09-06',
+    );
+    const summary = await ingest.ingestValues([
+      base,
+      { ...base, answer: 'Rishi Sunak', true_by: '2022-10-25' },
+      { ...base, true_by: '2022-09-07' },
+    ]);
     expect(summary).toMatchObject({ added: 3, merged: 0 });
     expect((await rows()).length).toBe(before + 3);
   });
@@ -56,10 +73,14 @@ describe('ingesting facts', () => {
   });
 
   it('makes new facts searchable with up-to-date term statistics', async () => {
-    await ingest.ingestValues([fact('Which rover found organic molecules in Jezero crater?', 'Perseverance', '2023-07-12')]);
-    const [stats] = (await db.query(`SELECT facts FROM corpus_stats`)) as { facts: string }[];
+    await ingest.ingestValues([
+      fact('Which rover found organic molecules in Jezero crater?', 'Perseverance', '2023-07-12'),
+    ]);
+    const [stats] = await db.query<{ facts: string }[]>(`SELECT facts FROM corpus_stats`);
     expect(Number(stats.facts)).toBe((await rows()).length);
-    const [jezero] = (await db.query(`SELECT ndoc FROM lexeme_stats WHERE lexeme = 'jezero'`)) as { ndoc: number }[];
+    const [jezero] = await db.query<{ ndoc: number }[]>(
+      `SELECT ndoc FROM lexeme_stats WHERE lexeme = 'jezero'`,
+    );
     expect(jezero.ndoc).toBe(1);
   });
 });

@@ -3,7 +3,9 @@ import { CUTOFFS_FILE, ModelCutoffs } from '../../src/models/model-cutoffs';
 import { parseDay } from '../../src/common/dates';
 
 describe('the shipped model cutoff table', () => {
-  const table = JSON.parse(readFileSync(CUTOFFS_FILE, 'utf8')) as { models: Record<string, string>[] };
+  const table = JSON.parse(readFileSync(CUTOFFS_FILE, 'utf8')) as {
+    models: Record<string, string>[];
+  };
   const cutoffs = ModelCutoffs.fromFile();
 
   it('has unique vendor/model ids, real days and a public source for every entry', () => {
@@ -29,7 +31,10 @@ describe('the shipped model cutoff table', () => {
     ['anthropic/claude-3-7-sonnet-20250219', 'anthropic/claude-3.7-sonnet'],
     ['anthropic/claude-4-sonnet-20250522', 'anthropic/claude-sonnet-4'],
     ['anthropic/claude-opus-4.6-fast', 'anthropic/claude-opus-4.6'],
-    ['google/gemini-2.5-flash-lite-preview-09-2025', 'google/gemini-2.5-flash-lite-preview-09-2025'],
+    [
+      'google/gemini-2.5-flash-lite-preview-09-2025',
+      'google/gemini-2.5-flash-lite-preview-09-2025',
+    ],
     ['google/gemini-2.5-pro-exp-03-25', 'google/gemini-2.5-pro'],
     ['meta-llama/llama-3.3-70b-instruct:nitro', 'meta-llama/llama-3.3-70b-instruct'],
     ['gpt-4o', 'openai/gpt-4o'],
@@ -38,9 +43,15 @@ describe('the shipped model cutoff table', () => {
     expect(cutoffs.lookup(id)?.id).toBe(expected);
   });
 
-  it.each(['~anthropic/claude-sonnet-latest', 'openrouter/auto', 'google/gemini-flash-latest', 'mistralai/mixtral-8x7b', 'acme/thing', 'claude'])(
-    'treats %s as unknown rather than guessing',
-    (id) => expect(cutoffs.lookup(id)).toBeUndefined(),
+  it.each([
+    '~anthropic/claude-sonnet-latest',
+    'openrouter/auto',
+    'google/gemini-flash-latest',
+    'mistralai/mixtral-8x7b',
+    'acme/thing',
+    'claude',
+  ])('treats %s as unknown rather than guessing', (id) =>
+    expect(cutoffs.lookup(id)).toBeUndefined(),
   );
 
   it('keeps dated Mistral ids, which name distinct models', () => {

@@ -25,17 +25,32 @@ describe('POST /api/research', () => {
   });
 
   it('ignores true_by_min and true_by_max, which are not its parameters', async () => {
-    const res = await research({ query: 'Who is the head coach of Calcio Catania?', true_by_min: '2090-01-01', true_by_max: 'garbage' }).expect(200);
+    const res = await research({
+      query: 'Who is the head coach of Calcio Catania?',
+      true_by_min: '2090-01-01',
+      true_by_max: 'garbage',
+    }).expect(200);
     expect(res.body.research_guidance[0].answer).toBe('Vincenzo Montella');
   });
 
   it('applies model_id, k and timeline like search', async () => {
-    const floored = await research({ query: 'Who is the head coach of Calcio Catania?', model_id: 'anthropic/claude-3-5-sonnet-20240620:beta', k: 100 }).expect(200);
+    const floored = await research({
+      query: 'Who is the head coach of Calcio Catania?',
+      model_id: 'anthropic/claude-3-5-sonnet-20240620:beta',
+      k: 100,
+    }).expect(200);
     expect(floored.headers['freshfacts-model-cutoff']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    expect(floored.body.research_guidance.every((f: { true_by: string }) => f.true_by > floored.headers['freshfacts-model-cutoff'])).toBe(true);
+    expect(
+      floored.body.research_guidance.every(
+        (f: { true_by: string }) => f.true_by > floored.headers['freshfacts-model-cutoff'],
+      ),
+    ).toBe(true);
     const many = await research({ query: 'final score of league match', k: 1000 }).expect(200);
     expect(many.body.research_guidance).toHaveLength(100);
-    const relevant = await research({ query: 'head coach Calcio Catania 2006 2008', timeline: false }).expect(200);
+    const relevant = await research({
+      query: 'head coach Calcio Catania 2006 2008',
+      timeline: false,
+    }).expect(200);
     expect(relevant.body.research_guidance[0].answer).toBe('Silvio Baldini');
   });
 });

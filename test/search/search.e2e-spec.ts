@@ -10,9 +10,21 @@ const GPT4O = ModelCutoffs.fromFile().lookup('openai/gpt-4o')!;
 const FACTS = [
   ...CATANIA,
   ...OTHER,
-  fact('Who was the head coach of the team Calcio Catania from 2024 to 2025?', 'Domenico Toscano', '2024-01-01'),
-  fact('Which coach did Calcio Catania appoint on the day of the cutoff?', 'Cutoff Day Coach', GPT4O.cutoff),
-  fact('Which coach did Calcio Catania appoint the day after the cutoff?', 'Day After Coach', nextDay(GPT4O.cutoff)),
+  fact(
+    'Who was the head coach of the team Calcio Catania from 2024 to 2025?',
+    'Domenico Toscano',
+    '2024-01-01',
+  ),
+  fact(
+    'Which coach did Calcio Catania appoint on the day of the cutoff?',
+    'Cutoff Day Coach',
+    GPT4O.cutoff,
+  ),
+  fact(
+    'Which coach did Calcio Catania appoint the day after the cutoff?',
+    'Day After Coach',
+    nextDay(GPT4O.cutoff),
+  ),
   fact('Who is the honorary president of Calcio Catania?', 'Undated President', null),
   ...matches(120),
 ];
@@ -25,7 +37,10 @@ describe('POST /v1/search', () => {
   afterAll(() => t.close());
 
   const search = (body: unknown) =>
-    request(t.url).post('/v1/search').set('Authorization', `Bearer ${t.key}`).send(body as object);
+    request(t.url)
+      .post('/v1/search')
+      .set('Authorization', `Bearer ${t.key}`)
+      .send(body as object);
 
   it('answers with the newest close match first and exactly the four fields', async () => {
     const res = await search({ query: 'Who is the head coach of Calcio Catania?' }).expect(200);
@@ -39,31 +54,52 @@ describe('POST /v1/search', () => {
   });
 
   it('keeps undated facts, last, when no date bound applies', async () => {
-    const res = await search({ query: 'Who leads Calcio Catania, coach or president?', k: 100 }).expect(200);
+    const res = await search({
+      query: 'Who leads Calcio Catania, coach or president?',
+      k: 100,
+    }).expect(200);
     const answers = res.body.results.map((r: { answer: string }) => r.answer);
     expect(answers).toContain('Undated President');
-    const undated = res.body.results.findIndex((r: { true_by: string | null }) => r.true_by === null);
-    expect(res.body.results.slice(undated).every((r: { true_by: string | null }) => r.true_by === null)).toBe(true);
+    const undated = res.body.results.findIndex(
+      (r: { true_by: string | null }) => r.true_by === null,
+    );
+    expect(
+      res.body.results.slice(undated).every((r: { true_by: string | null }) => r.true_by === null),
+    ).toBe(true);
   });
 
   it('orders by relevance when timeline is false', async () => {
-    const res = await search({ query: 'head coach of Calcio Catania from 2008 to 2009', timeline: false }).expect(200);
+    const res = await search({
+      query: 'head coach of Calcio Catania from 2008 to 2009',
+      timeline: false,
+    }).expect(200);
     expect(res.body.results[0].answer).toBe('Walter Zenga');
   });
 
   it('never shows a backtest the future: true_by_max excludes newer matches', async () => {
-    const res = await search({ query: 'Who is the head coach of Calcio Catania?', true_by_max: '2010-06-30' }).expect(200);
+    const res = await search({
+      query: 'Who is the head coach of Calcio Catania?',
+      true_by_max: '2010-06-30',
+    }).expect(200);
     expect(res.body.results[0].answer).toBe('Walter Zenga');
     for (const r of res.body.results) expect(r.true_by <= '2010-06-30').toBe(true);
   });
 
   it('reads a datetime bound without offset as UTC and compares calendar days inclusively', async () => {
-    const res = await search({ query: 'Calcio Catania coach 2008', true_by_min: '2008-01-01T23:59:59', true_by_max: '2008-01-01T23:59:59.5' }).expect(200);
+    const res = await search({
+      query: 'Calcio Catania coach 2008',
+      true_by_min: '2008-01-01T23:59:59',
+      true_by_max: '2008-01-01T23:59:59.5',
+    }).expect(200);
     expect(res.body.results.map((r: { answer: string }) => r.answer)).toEqual(['Walter Zenga']);
   });
 
   it('applies the model floor: a fact dated on the cutoff is excluded, the next day included', async () => {
-    const res = await search({ query: 'Which coach did Calcio Catania appoint?', model_id: 'openai/gpt-4o-2024-08-06', k: 100 }).expect(200);
+    const res = await search({
+      query: 'Which coach did Calcio Catania appoint?',
+      model_id: 'openai/gpt-4o-2024-08-06',
+      k: 100,
+    }).expect(200);
     expect(res.headers['freshfacts-model-cutoff']).toBe(GPT4O.cutoff);
     const answers = res.body.results.map((r: { answer: string }) => r.answer);
     expect(answers).toContain('Day After Coach');
@@ -72,21 +108,39 @@ describe('POST /v1/search', () => {
   });
 
   it('lets true_by_min replace the model floor', async () => {
-    const res = await search({ query: 'Which coach did Calcio Catania appoint?', model_id: 'openai/gpt-4o', true_by_min: GPT4O.cutoff, k: 100 }).expect(200);
+    const res = await search({
+      query: 'Which coach did Calcio Catania appoint?',
+      model_id: 'openai/gpt-4o',
+      true_by_min: GPT4O.cutoff,
+      k: 100,
+    }).expect(200);
     expect(res.body.results.map((r: { answer: string }) => r.answer)).toContain('Cutoff Day Coach');
   });
 
   it('applies no floor for an unknown model and says so in a header', async () => {
-    const res = await search({ query: 'Who is the head coach of Calcio Catania?', model_id: 'acme/unknown-model' }).expect(200);
+    const res = await search({
+      query: 'Who is the head coach of Calcio Catania?',
+      model_id: 'acme/unknown-model',
+    }).expect(200);
     expect(res.headers['freshfacts-model-cutoff']).toBe('unknown');
     expect(res.body.results.map((r: { answer: string }) => r.answer)).toContain('Silvio Baldini');
   });
 
   it('drops undated facts under any date bound', async () => {
-    for (const bound of [{ true_by_min: '1900-01-01' }, { true_by_max: '2100-01-01' }, { model_id: 'openai/gpt-3.5-turbo' }]) {
-      const res = await search({ query: 'honorary president of Calcio Catania', k: 100, ...bound }).expect(200);
+    for (const bound of [
+      { true_by_min: '1900-01-01' },
+      { true_by_max: '2100-01-01' },
+      { model_id: 'openai/gpt-3.5-turbo' },
+    ]) {
+      const res = await search({
+        query: 'honorary president of Calcio Catania',
+        k: 100,
+        ...bound,
+      }).expect(200);
       expect(res.body.results.length).toBeGreaterThan(0);
-      expect(res.body.results.every((r: { true_by: string | null }) => r.true_by !== null)).toBe(true);
+      expect(res.body.results.every((r: { true_by: string | null }) => r.true_by !== null)).toBe(
+        true,
+      );
     }
   });
 
@@ -95,7 +149,9 @@ describe('POST /v1/search', () => {
     expect(few.body.results).toHaveLength(10);
     const many = await search({ query: 'final score of league match', k: 500 }).expect(200);
     expect(many.body.results).toHaveLength(100);
-    const integralFloat = await search({ query: 'final score of league match', k: 20.0 }).expect(200);
+    const integralFloat = await search({ query: 'final score of league match', k: 20.0 }).expect(
+      200,
+    );
     expect(integralFloat.body.results).toHaveLength(20);
   });
 
@@ -105,7 +161,10 @@ describe('POST /v1/search', () => {
   });
 
   it('returns nothing, not the future, when no fact lies in the window', async () => {
-    const res = await search({ query: 'Who is the head coach of Calcio Catania?', true_by_min: '2090-01-01' }).expect(200);
+    const res = await search({
+      query: 'Who is the head coach of Calcio Catania?',
+      true_by_min: '2090-01-01',
+    }).expect(200);
     expect(res.body.results).toEqual([]);
   });
 
@@ -119,9 +178,17 @@ describe('a narrow date window', () => {
   // 400 near-identical questions outrank the one fact in the window by far; a
   // top-N cut before the date filter would lose it.
   const crowd = Array.from({ length: 400 }, (_, i) =>
-    fact(`Who scored the winning goal for Calcio Catania in league match ${i + 1}?`, `Player ${i + 1}`, '2020-05-01'),
+    fact(
+      `Who scored the winning goal for Calcio Catania in league match ${i + 1}?`,
+      `Player ${i + 1}`,
+      '2020-05-01',
+    ),
   );
-  const needle = fact('Which striker did the Sicilian club sign in the summer?', 'Needle Striker', '2015-07-01');
+  const needle = fact(
+    'Which striker did the Sicilian club sign in the summer?',
+    'Needle Striker',
+    '2015-07-01',
+  );
   beforeAll(async () => {
     t = await startApp({ facts: [...crowd, needle] });
   });
@@ -129,13 +196,21 @@ describe('a narrow date window', () => {
 
   it('still finds a fact that is far down the overall ranking', async () => {
     const query = 'Who scored the winning goal for Calcio Catania?';
-    const all = await request(t.url).post('/v1/search').set('Authorization', `Bearer ${t.key}`).send({ query, k: 100 }).expect(200);
-    expect(all.body.results.map((r: { answer: string }) => r.answer)).not.toContain('Needle Striker');
+    const all = await request(t.url)
+      .post('/v1/search')
+      .set('Authorization', `Bearer ${t.key}`)
+      .send({ query, k: 100 })
+      .expect(200);
+    expect(all.body.results.map((r: { answer: string }) => r.answer)).not.toContain(
+      'Needle Striker',
+    );
     const windowed = await request(t.url)
       .post('/v1/search')
       .set('Authorization', `Bearer ${t.key}`)
       .send({ query, true_by_min: '2015-01-01', true_by_max: '2015-12-31' })
       .expect(200);
-    expect(windowed.body.results.map((r: { answer: string }) => r.answer)).toEqual(['Needle Striker']);
+    expect(windowed.body.results.map((r: { answer: string }) => r.answer)).toEqual([
+      'Needle Striker',
+    ]);
   });
 });

@@ -37,8 +37,17 @@ describe('request validation on both endpoints', () => {
       it(`${path} answers 422 for ${what}`, async () => {
         const res = await post(path, body).expect(422);
         expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-        expect(res.body).toMatchObject({ type: '/problems/invalid-request', status: 422, title: expect.any(String) });
-        expect(res.body.errors.some((e: { loc: string[] }) => e.loc.join('.') === (field === 'body' ? 'body' : `body.${field}`))).toBe(true);
+        expect(res.body).toMatchObject({
+          type: '/problems/invalid-request',
+          status: 422,
+          title: expect.any(String),
+        });
+        expect(
+          res.body.errors.some(
+            (e: { loc: string[] }) =>
+              e.loc.join('.') === (field === 'body' ? 'body' : `body.${field}`),
+          ),
+        ).toBe(true);
         expect(res.body.detail).toContain(field === 'body' ? 'body' : field);
       });
     }
@@ -47,23 +56,44 @@ describe('request validation on both endpoints', () => {
   const dateCases: [string, object, string][] = [
     ['an unparseable true_by_min', { true_by_min: 'yesterday' }, 'true_by_min'],
     ['an impossible day', { true_by_max: '2023-02-30' }, 'true_by_max'],
-    ['true_by_max equal to true_by_min', { true_by_min: '2023-01-01', true_by_max: '2023-01-01T00:00:00Z' }, 'true_by_max'],
-    ['true_by_max before true_by_min', { true_by_min: '2023-01-02', true_by_max: '2023-01-01' }, 'true_by_max'],
+    [
+      'true_by_max equal to true_by_min',
+      { true_by_min: '2023-01-01', true_by_max: '2023-01-01T00:00:00Z' },
+      'true_by_max',
+    ],
+    [
+      'true_by_max before true_by_min',
+      { true_by_min: '2023-01-02', true_by_max: '2023-01-01' },
+      'true_by_max',
+    ],
     ['a date that is not a string', { true_by_min: 20230101 }, 'true_by_min'],
   ];
   for (const [what, bounds, field] of dateCases) {
     it(`/v1/search answers 422 for ${what}`, async () => {
       const res = await post('/v1/search', { query: 'Catania coach', ...bounds }).expect(422);
-      expect(res.body.errors.map((e: { loc: string[] }) => e.loc.join('.'))).toContain(`body.${field}`);
+      expect(res.body.errors.map((e: { loc: string[] }) => e.loc.join('.'))).toContain(
+        `body.${field}`,
+      );
     });
   }
 
   it('accepts dates with an offset, compared by their UTC day', async () => {
     // 2008-01-01T01:00+02:00 is 2007-12-31 in UTC: Zenga (2008-01-01) falls outside.
-    const local = await post('/v1/search', { query: 'Catania coach', true_by_min: '2006-01-01', true_by_max: '2008-01-01T01:00:00+02:00' }).expect(200);
+    const local = await post('/v1/search', {
+      query: 'Catania coach',
+      true_by_min: '2006-01-01',
+      true_by_max: '2008-01-01T01:00:00+02:00',
+    }).expect(200);
     expect(local.body.results.map((r: { answer: string }) => r.answer)).toEqual(['Silvio Baldini']);
-    const utc = await post('/v1/search', { query: 'Catania coach', true_by_min: '2006-01-01', true_by_max: '2008-01-01T01:00:00Z' }).expect(200);
-    expect(utc.body.results.map((r: { answer: string }) => r.answer)).toEqual(['Walter Zenga', 'Silvio Baldini']);
+    const utc = await post('/v1/search', {
+      query: 'Catania coach',
+      true_by_min: '2006-01-01',
+      true_by_max: '2008-01-01T01:00:00Z',
+    }).expect(200);
+    expect(utc.body.results.map((r: { answer: string }) => r.answer)).toEqual([
+      'Walter Zenga',
+      'Silvio Baldini',
+    ]);
   });
 
   it('lists every bad field at once', async () => {
@@ -73,7 +103,9 @@ describe('request validation on both endpoints', () => {
   });
 
   it('refuses bodies over 64 KiB with 413', async () => {
-    const res = await post('/v1/search', { query: 'q', padding: 'x'.repeat(70 * 1024) }).expect(413);
+    const res = await post('/v1/search', { query: 'q', padding: 'x'.repeat(70 * 1024) }).expect(
+      413,
+    );
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.body).toMatchObject({ status: 413, type: '/problems/payload-too-large' });
   });
@@ -91,6 +123,10 @@ describe('request validation on both endpoints', () => {
   it('answers unknown routes with a problem body', async () => {
     const res = await request(t.url).get('/v1/nothing').expect(404);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({ status: 404, title: expect.any(String), detail: expect.any(String) });
+    expect(res.body).toMatchObject({
+      status: 404,
+      title: expect.any(String),
+      detail: expect.any(String),
+    });
   });
 });

@@ -26,7 +26,9 @@ export interface TestApp {
  * or with FRESHFACTS_TEST_DB=wire, PGlite served over the PostgreSQL wire protocol
  * and reached through DATABASE_URL and the `pg` driver, as a server would be.
  */
-export async function startApp(options: { facts?: unknown[]; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startApp(
+  options: { facts?: unknown[]; env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'freshfacts-test-'));
   const wire = process.env.FRESHFACTS_TEST_DB === 'wire' ? await startWireServer(dir) : undefined;
   const config = loadConfig({
@@ -43,7 +45,7 @@ export async function startApp(options: { facts?: unknown[]; env?: Record<string
   const { key } = await app.get(ApiKeysService).create('tester@example.com');
   return {
     app,
-    url: `${config.tlsCertFile ? "https" : "http"}://127.0.0.1:${port}`,
+    url: `${config.tlsCertFile ? 'https' : 'http'}://127.0.0.1:${port}`,
     key,
     config,
     async close() {
@@ -55,7 +57,9 @@ export async function startApp(options: { facts?: unknown[]; env?: Record<string
 }
 
 /** A PostgreSQL-protocol server backed by PGlite, configured as a real server would be. */
-export async function startWireServer(dir: string): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startWireServer(
+  dir: string,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const db = await PGlite.create(join(dir, 'server'), { extensions: { vector } });
   // A real server gets these from postgresql.conf or ALTER DATABASE; the wire
   // server shares one session, so they are set on it once.
