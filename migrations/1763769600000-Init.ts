@@ -17,10 +17,9 @@ export class Init1763769600000 implements MigrationInterface {
         true_by date,
         sources text[] NOT NULL,
         dedup_key char(64) NOT NULL CONSTRAINT facts_dedup_key UNIQUE,
-        search_text tsvector GENERATED ALWAYS AS (
-          setweight(to_tsvector('english'::regconfig, question), 'A') ||
-          setweight(to_tsvector('english'::regconfig, answer), 'B')
-        ) STORED,
+        -- Question (weight A) and answer (B), accent-folded by the application
+        -- (src/facts/search-text.ts) so that "Perez" finds "Pérez".
+        search_text tsvector NOT NULL,
         embedding vector(512) NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()

@@ -13,6 +13,10 @@ export async function ingestCommand(file: string, options: { strict?: boolean })
         })
       : undefined;
     bar?.start(100, 0);
+    let shown = -1;
+    const show = (percent: number) => {
+      if (percent !== shown) console.error(`ingest: ${(shown = percent)}% committed`);
+    };
     try {
       return await context.get(IngestService).ingestFile(file, {
         strict: options.strict,

@@ -5,6 +5,7 @@ import { ConfigError } from '../config/config';
 import { DatabaseSetupError } from '../database/data-source';
 import { IngestFileError } from '../facts/ingest.service';
 import { UsageError } from './context';
+import { BenchOptions, benchCommand } from './bench.command';
 import { embedCommand } from './embed.command';
 import { EvalOptions, evalCommand } from './eval.command';
 import { ingestCommand } from './ingest.command';
@@ -55,6 +56,14 @@ function program(): Command {
     .action(async (queries: string, options: EvalOptions) =>
       exit(await evalCommand(queries, options)),
     );
+  cli
+    .command('bench')
+    .description('latency of /v1/search on a running server, one request at a time')
+    .requiredOption('--key <key>', 'an API key of that server')
+    .option('--url <url>', 'the server', 'http://127.0.0.1:8080')
+    .option('--queries <file>', 'questions to ask (queries JSON Lines)', 'corpus/queries-dev.jsonl')
+    .option('--requests <n>', 'number of timed requests', '300')
+    .action(async (options: BenchOptions) => exit(await benchCommand(options)));
   const keys = cli.command('keys').description('manage API keys');
   keys
     .command('create')

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { candidatesFor, DEFAULT_RANKING, Ranking } from './ranking';
+import { searchText } from './search-text';
 
 export interface NewFact {
   question: string;
@@ -68,8 +69,10 @@ export class FactsRepository {
   /** Inserts facts; one that a concurrent writer stored meanwhile is merged instead. */
   private async insert(tx: EntityManager, records: FactRecord[]): Promise<number> {
     const rows = await tx.query<{ inserted: boolean }[]>(
-      `INSERT INTO facts (question, answer, true_by, sources, dedup_key, embedding)
-       SELECT r.question, r.answer, r.true_by::date, ${SOURCES}, r.dedup_key, r.embedding::vector(512)
+      `INSERT INTO facts (question, answer, true_by, sources, dedup_key, embedding, search_text)
+       SELECT r.question, r.answer, r.true_by::date, ${SOURCES}, r.dedup_key, r.embedding::vector(512),
+              setweight(to_tsvector('english', r.search_question), 'A') ||
+              setweight(to_tsvector('english', r.search_answer), 'B')
        FROM jsonb_to_recordset($1::jsonb) AS ${RECORD}
        ON CONFLICT (dedup_key) DO UPDATE
          SET sources = ${MERGED('EXCLUDED.sources')}, updated_at = now()
@@ -171,7 +174,7 @@ function candidateSql(search: FactSearch, ranking: Ranking): [string, unknown[]]
   const params: unknown[] = [];
   const $ = (value: unknown) => `$${params.push(value)}`;
   const [query, vector, lexicalLimit, semanticLimit, answerWeight, commonShare] = [
-    $(search.query),
+    $(searchText(search.query)),
     $(quantise(search.vector)),
     `${$(ranking.sides === 'semantic' ? 0 : perSide)}::int`,
     `${$(ranking.sides === 'lexical' ? 0 : perSide)}::int`,
@@ -226,7 +229,8 @@ function quantise(vector: Float32Array): number[] {
   return Array.from(vector, (x) => Math.round(x * 1e6));
 }
 
-const RECORD = `r(question text, answer text, true_by text, sources jsonb, dedup_key text, embedding text)`;
+const RECORD = `r(question text, answer text, true_by text, sources jsonb, dedup_key text,
+  embedding text, search_question text, search_answer text)`;
 const SOURCES = `ARRAY(SELECT jsonb_array_elements_text(r.sources))`;
 /** Stored sources first, then the new ones not yet among them. */
 const MERGED = (incoming: string) =>
@@ -242,5 +246,7 @@ function toRecord(fact: NewFact) {
     sources: fact.sources,
     dedup_key: fact.dedupKey,
     embedding: fact.embedding ? `[${Array.from(fact.embedding).join(',')}]` : null,
+    search_question: searchText(fact.question),
+    search_answer: searchText(fact.answer),
   };
 }
