@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { candidatesFor, DEFAULT_RANKING, Ranking } from './ranking';
 import { searchText } from './search-text';
@@ -34,8 +34,27 @@ export interface ScoredFact {
 
 /** The only code that speaks SQL to the facts tables. */
 @Injectable()
-export class FactsRepository {
+export class FactsRepository implements OnApplicationBootstrap {
   constructor(private readonly db: DataSource) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.ensureVectorIndex();
+  }
+
+  /**
+   * Bulk loads into an empty table skip the HNSW index and build it once at the end,
+   * 2–3 times faster than maintaining it row by row. An interrupted load leaves the
+   * index missing; this puts it back (also run at start-up).
+   */
+  async ensureVectorIndex(): Promise<void> {
+    await this.db.query(
+      `CREATE INDEX IF NOT EXISTS facts_embedding_idx ON facts USING hnsw (embedding vector_cosine_ops)`,
+    );
+  }
+
+  async dropVectorIndex(): Promise<void> {
+    await this.db.query(`DROP INDEX IF EXISTS facts_embedding_idx`);
+  }
 
   async count(): Promise<number> {
     const [row] = await this.db.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM facts`);

@@ -52,20 +52,26 @@ export class IngestService {
     }
     const vectors = VectorFile.load(path, this.embedder.model);
     const summary: IngestSummary = { added: 0, merged: 0, rejected: [], refused: false };
-    let batch: FactDto[] = [];
-    const flush = async (bytes: number) => {
-      const result = await this.ingestFacts(batch, vectors);
-      summary.added += result.added;
-      summary.merged += result.merged;
-      batch = [];
-      options.onProgress?.(size ? Math.min(1, bytes / size) : 1);
-    };
-    for await (const { number, parsed, bytes } of readLines(path)) {
-      if ('errors' in parsed) summary.rejected.push({ line: number, errors: parsed.errors });
-      else batch.push(parsed.fact);
-      if (batch.length >= (options.batchSize ?? 256)) await flush(bytes);
+    const bulk = (await this.facts.count()) === 0;
+    if (bulk) await this.facts.dropVectorIndex();
+    try {
+      let batch: FactDto[] = [];
+      const flush = async (bytes: number) => {
+        const result = await this.ingestFacts(batch, vectors);
+        summary.added += result.added;
+        summary.merged += result.merged;
+        batch = [];
+        options.onProgress?.(size ? Math.min(1, bytes / size) : 1);
+      };
+      for await (const { number, parsed, bytes } of readLines(path)) {
+        if ('errors' in parsed) summary.rejected.push({ line: number, errors: parsed.errors });
+        else batch.push(parsed.fact);
+        if (batch.length >= (options.batchSize ?? 256)) await flush(bytes);
+      }
+      await flush(size);
+    } finally {
+      if (bulk) await this.facts.ensureVectorIndex();
     }
-    await flush(size);
     await this.facts.refreshStats();
     return summary;
   }

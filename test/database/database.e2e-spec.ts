@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -9,7 +9,9 @@ import {
   DatabaseSetupError,
   openDataSource,
 } from '../../src/database/data-source';
+import { IngestService } from '../../src/facts/ingest.service';
 import { startApp, TestApp } from '../support/app';
+import { fact } from '../support/corpus';
 
 describe('the database', () => {
   let t: TestApp;
@@ -49,6 +51,28 @@ describe('the database', () => {
       `EXPLAIN SELECT id FROM facts ORDER BY embedding <=> array_fill(1, ARRAY[512])::int4[]::vector(512) LIMIT 100`,
     );
     expect(plan.map((row) => Object.values(row)[0]).join('\n')).toMatch(/facts_embedding_idx/);
+  });
+
+  it('rebuilds the vector index after a bulk load into an empty table', async () => {
+    const db = t.app.get(DataSource);
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-bulk-'));
+    try {
+      const file = join(dir, 'facts.jsonl');
+      writeFileSync(
+        file,
+        [fact('Who won the 2023 Tour de France?', 'Jonas Vingegaard', '2023-07-23')]
+          .map((f) => JSON.stringify(f))
+          .join('\n'),
+      );
+      const summary = await t.app.get(IngestService).ingestFile(file);
+      expect(summary.added).toBe(1);
+      const indexes = await db.query<{ indexname: string }[]>(
+        `SELECT indexname FROM pg_indexes WHERE tablename = 'facts'`,
+      );
+      expect(indexes.map((row) => row.indexname)).toContain('facts_embedding_idx');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reopens an existing embedded database without migrating twice', async () => {
