@@ -74,6 +74,10 @@ async function runSweep(
 ): Promise<number> {
   const best = await sweep(context, queries, ranking);
   console.error(`best of the sweep: ${JSON.stringify(best.ranking)}`);
+  console.error(
+    `two-fold held-out estimate: recall@10 ${best.heldOut.recallAt10.toFixed(3)}, ` +
+      `first ${best.heldOut.firstCorrect.toFixed(3)}`,
+  );
   const outcomes = await runQueries(context, queries, { ...ranking, ...best.ranking });
   print(scoreQueries(queries, outcomes), options.json);
   return 0;

@@ -3,6 +3,7 @@ import { createApp } from '../app';
 import { loadConfig } from '../config/config';
 import { FactsRepository } from '../facts/facts.repository';
 import { IngestService } from '../facts/ingest.service';
+import { SearchService } from '../search/search.service';
 
 export interface ServeOptions {
   host?: string;
@@ -27,6 +28,9 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     const summary = await app.get(IngestService).ingestFile(config.seedFile);
     logger.log(`loaded ${summary.added} facts (${summary.rejected.length} rejected)`);
   }
+  // The encoder loads lazily and PGlite's WASM runs slowly until V8 has optimised it:
+  // pay both before the first caller does.
+  await app.get(SearchService).find({ query: 'Who won the most recent election?' });
   await app.listen(config.port, config.host);
   const scheme = config.tlsCertFile ? 'https' : 'http';
   const server = app.getHttpServer() as import('node:net').Server;

@@ -93,44 +93,88 @@ export function objective(m: Metrics): number {
   return m.recallAt10 + (m.firstCorrect ?? 0);
 }
 
+type Tuned = Pick<Ranking, 'answerWeight' | 'semanticWeight' | 'closeThreshold' | 'relativeThreshold'>;
+
+export interface SweepResult {
+  ranking: Tuned;
+  /** Objective on all queries with the best parameters. */
+  score: number;
+  /** Two-fold estimate: tuned on one half of the queries, scored on the other. */
+  heldOut: { recallAt10: number; firstCorrect: number };
+}
+
 /**
- * Grid search over the fusion weight and the two thresholds. Candidates (with their
- * cosine and lexical scores apart) are fetched once per answer weight; the cut and
- * the timeline order are then replayed in memory exactly as the SQL does them.
+ * Grid search over the answer weight, the fusion weight and the two thresholds.
+ * Candidates (cosine and lexical scores apart) are fetched once per answer weight;
+ * the cut and the timeline order are replayed in memory exactly as the SQL does.
  */
 export async function sweep(
   context: INestApplicationContext,
   queries: EvalQuery[],
   base: Ranking,
-): Promise<{ ranking: Partial<Ranking>; score: number }> {
+): Promise<SweepResult> {
   const facts = context.get(FactsRepository);
-  const embedder = context.get<Embedder>(EMBEDDER);
-  const vectors = await embedder.embed(queries.map((query) => query.query));
-  let best = { ranking: {} as Partial<Ranking>, score: -1 };
-  for (const answerWeight of [0.3, 0.5, 0.7, 1]) {
+  const [vectors] = [await context.get<Embedder>(EMBEDDER).embed(queries.map((q) => q.query))];
+  const trials: { ranking: Tuned; hits: Hit[] }[] = [];
+  for (const answerWeight of [0.1, 0.2, 0.3, 0.5, 0.7]) {
     const pools: Candidate[][] = [];
     for (const [i, query] of queries.entries()) {
-      const search = {
-        query: query.query,
-        vector: vectors[i],
-        k: EVAL_K,
-        timeline: true,
-        maxDay: query.true_by_max,
-      };
+      const search = { query: query.query, vector: vectors[i], k: EVAL_K, timeline: true, maxDay: query.true_by_max };
       pools.push(await facts.candidates(search, { ...base, answerWeight }));
     }
-    for (const semanticWeight of range(0.1, 0.9, 0.1)) {
-      for (const closeThreshold of range(0.2, 0.7, 0.05)) {
+    for (const semanticWeight of range(0.2, 0.8, 0.1)) {
+      for (const closeThreshold of range(0.1, 0.6, 0.05)) {
         for (const relativeThreshold of range(0.5, 0.95, 0.05)) {
           const ranking = { answerWeight, semanticWeight, closeThreshold, relativeThreshold };
-          const outcomes = pools.map((pool) => ({ facts: replay(pool, ranking) }));
-          const score = objective(scoreQueries(queries, outcomes).all);
-          if (score > best.score) best = { ranking, score };
+          trials.push({ ranking, hits: pools.map((pool, i) => hitOf(queries[i], replay(pool, ranking))) });
         }
       }
     }
   }
-  return best;
+  const all = queries.map((_, i) => i);
+  const best = bestOn(trials, all);
+  const folds = [all.filter((i) => i % 2 === 0), all.filter((i) => i % 2 === 1)];
+  const heldOut = folds.map((train, f) => summarise(bestOn(trials, train).hits, folds[1 - f]));
+  return {
+    ranking: best.ranking,
+    score: objectiveOn(best.hits, all),
+    heldOut: {
+      recallAt10: (heldOut[0].recallAt10 + heldOut[1].recallAt10) / 2,
+      firstCorrect: (heldOut[0].firstCorrect + heldOut[1].firstCorrect) / 2,
+    },
+  };
+}
+
+/** Where a query's answer landed: its rank (-1: missing) and whether the first was right. */
+interface Hit {
+  rank: number;
+  first: boolean | null;
+}
+
+function hitOf(query: EvalQuery, facts: Candidate[]): Hit {
+  const expected = query.expect_answer_contains.toLowerCase();
+  const first = query.expect_first_answer_contains?.toLowerCase();
+  return {
+    rank: facts.findIndex((fact) => fact.answer.toLowerCase().includes(expected)),
+    first: first === undefined ? null : (facts[0]?.answer ?? '').toLowerCase().includes(first),
+  };
+}
+
+function summarise(hits: Hit[], ids: number[]) {
+  const firsts = ids.filter((i) => hits[i].first !== null);
+  return {
+    recallAt10: ids.filter((i) => hits[i].rank >= 0 && hits[i].rank < 10).length / ids.length,
+    firstCorrect: firsts.filter((i) => hits[i].first).length / (firsts.length || 1),
+  };
+}
+
+function objectiveOn(hits: Hit[], ids: number[]): number {
+  const { recallAt10, firstCorrect } = summarise(hits, ids);
+  return recallAt10 + firstCorrect;
+}
+
+function bestOn<T extends { hits: Hit[] }>(trials: T[], ids: number[]): T {
+  return trials.reduce((best, trial) => (objectiveOn(trial.hits, ids) > objectiveOn(best.hits, ids) ? trial : best));
 }
 
 /** The fused score, cut and timeline order of FactsRepository.search, in memory. */
@@ -140,18 +184,19 @@ export function replay(
   k = EVAL_K,
 ): Candidate[] {
   const w = ranking.semanticWeight;
-  const scored = pool.map((c) => ({ ...c, score: w * c.cos + (1 - w) * c.lex }));
-  const top = Math.max(...scored.map((c) => c.score));
+  const scored = pool.map((c) => ({ c, score: w * c.cos + (1 - w) * c.lex }));
+  const top = Math.max(...scored.map((s) => s.score));
   const byScore = (a: { score: number }, b: { score: number }) => b.score - a.score;
   const picked =
     top >= ranking.closeThreshold
-      ? scored.filter(
-          (c) => c.score >= Math.max(ranking.closeThreshold, ranking.relativeThreshold * top),
-        )
+      ? scored.filter((s) => s.score >= Math.max(ranking.closeThreshold, ranking.relativeThreshold * top))
       : [...scored].sort(byScore).slice(0, k);
+  // Newest first, undated last, ties by score: plain comparisons, no locale collation.
+  const day = (s: { c: Candidate }) => s.c.true_by ?? '';
   return picked
-    .sort((a, b) => (b.true_by ?? '').localeCompare(a.true_by ?? '') || byScore(a, b))
-    .slice(0, k);
+    .sort((a, b) => (day(a) < day(b) ? 1 : day(a) > day(b) ? -1 : byScore(a, b)))
+    .slice(0, k)
+    .map((s) => s.c);
 }
 
 function range(from: number, to: number, step: number): number[] {

@@ -20,8 +20,8 @@ export interface Ranking {
 
 export const DEFAULT_RANKING: Ranking = {
   semanticWeight: 0.5,
-  answerWeight: 0.5,
-  closeThreshold: 0.45,
+  answerWeight: 0.3,
+  closeThreshold: 0.3,
   relativeThreshold: 0.8,
   commonTermShare: 0.1,
   sides: 'both',

@@ -125,3 +125,73 @@ describe('bin/freshfacts keys', () => {
     }
   });
 });
+
+describe('bin/freshfacts eval', () => {
+  it('reports recall, first answers and facts outside the window on a fresh store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-eval-'));
+    try {
+      const facts = join(dir, 'facts.jsonl');
+      const queries = join(dir, 'queries.jsonl');
+      writeFileSync(
+        facts,
+        [
+          fact(
+            'Who was the head coach of the team Calcio Catania from 2008 to 2009?',
+            'Walter Zenga',
+            '2008-01-01',
+          ),
+          fact(
+            'Who was the head coach of the team Calcio Catania from 2011 to 2012?',
+            'Vincenzo Montella',
+            '2011-01-01',
+          ),
+          fact('Which country hosted the 2022 FIFA World Cup?', 'Qatar', '2022-11-20'),
+        ]
+          .map((f) => JSON.stringify(f))
+          .join('\n'),
+      );
+      writeFileSync(
+        queries,
+        [
+          {
+            query: 'Who is the head coach of Calcio Catania?',
+            expect_answer_contains: 'Montella',
+            expect_first_answer_contains: 'Montella',
+            note: 'timeqa-time-sensitive: x',
+          },
+          {
+            query: 'Who coached Calcio Catania?',
+            expect_answer_contains: 'Zenga',
+            expect_first_answer_contains: 'Zenga',
+            true_by_max: '2010-06-30',
+            note: 'timeqa-time-sensitive: y',
+          },
+          {
+            query: 'World Cup host country',
+            expect_answer_contains: 'Qatar',
+            note: 'rtqa-keywords: z',
+          },
+        ]
+          .map((q) => JSON.stringify(q))
+          .join('\n'),
+      );
+      const { code, out } = await run(['eval', queries, '--facts', facts, '--json'], {
+        FRESHFACTS_DATA_DIR: join(dir, 'unused'),
+      }).done;
+      expect(code).toBe(0);
+      const report = JSON.parse(out) as Record<
+        string,
+        { queries: number; recallAt10: number; firstCorrect: number; outsideWindow: number }
+      >;
+      expect(report.all).toMatchObject({
+        queries: 3,
+        recallAt10: 1,
+        firstCorrect: 1,
+        outsideWindow: 0,
+      });
+      expect(report['timeqa-time-sensitive windowed'].queries).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
