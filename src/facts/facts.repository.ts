@@ -120,6 +120,10 @@ export class FactsRepository implements OnApplicationBootstrap {
       );
       await tx.query(`UPDATE corpus_stats SET facts = (SELECT count(*) FROM facts)`);
     });
+    // New GIN entries wait in a pending list that every search scans linearly
+    // (2 ms a term here after a bulk load); merge it now, and give the planner stats.
+    await this.db.query(`SELECT gin_clean_pending_list('facts_search_text_idx')`);
+    await this.db.query(`ANALYZE facts`);
   }
 
   /**
@@ -206,10 +210,12 @@ function candidateSql(search: FactSearch, ranking: Ranking): [string, unknown[]]
   const within = bounds.map((bound) => `AND ${bound}`).join(' ');
   // Within a date window the HNSW graph may hold too few qualifying neighbours, so
   // the window is scanned exactly ("+ 0" keeps the planner off the vector index).
-  const semanticOrder = bounds.length ? `(f.embedding <=> q.v) + 0` : `f.embedding <=> q.v`;
+  // The vector must be an expression of the parameter, not a CTE column, or the
+  // planner cannot use the HNSW index.
+  const v = `${vector}::int4[]::vector(512)`;
+  const semanticOrder = bounds.length ? `(f.embedding <=> ${v}) + 0` : `f.embedding <=> ${v}`;
   const sql = `
-    WITH q AS (SELECT ${vector}::int4[]::vector(512) AS v),
-    terms AS (
+    WITH terms AS (
       SELECT ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5) / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
              coalesce(s.ndoc, 0) <= c.facts * ${commonShare} AS selective,
              quote_literal(t.lexeme)::tsquery AS any_field,
@@ -224,18 +230,18 @@ function candidateSql(search: FactSearch, ranking: Ranking): [string, unknown[]]
       GROUP BY f.id ORDER BY sum(t.idf) DESC LIMIT ${lexicalLimit}
     ),
     semantic AS (
-      SELECT f.id FROM facts f, q WHERE true ${within} ORDER BY ${semanticOrder} LIMIT ${semanticLimit}
+      SELECT f.id FROM facts f WHERE true ${within} ORDER BY ${semanticOrder} LIMIT ${semanticLimit}
     ),
-    scored AS (
+    scored AS MATERIALIZED (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
              f.sources, f.true_by AS day,
-             1 - (f.embedding <=> q.v) AS cos,
+             1 - (f.embedding <=> ${v}) AS cos,
              coalesce(
                (SELECT sum(t.idf * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE ${answerWeight} END)
                 FROM terms t WHERE f.search_text @@ t.any_field)
                / nullif((SELECT sum(idf) FROM terms), 0), 0) AS lex
-      FROM facts f, q
-      WHERE f.id IN (SELECT id FROM lexical UNION SELECT id FROM semantic)
+      FROM facts f
+      WHERE f.id = ANY (ARRAY(SELECT id FROM lexical UNION SELECT id FROM semantic))
     )`;
   return [sql, params];
 }
