@@ -34,7 +34,8 @@ export async function benchCommand(options: BenchOptions): Promise<number> {
     await response.arrayBuffer();
   };
   // Warm-up (JIT, WASM) with texts the timed run does not repeat, so no vector is cached.
-  for (const body of bodies.slice(0, 20)) await call(body.replace('"query":"', '"query":"warm-up: '));
+  for (const body of bodies.slice(0, 20))
+    await call(body.replace('"query":"', '"query":"warm-up: '));
   const times: number[] = [];
   const started = performance.now();
   for (let i = 0; i < total; i++) {

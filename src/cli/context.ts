@@ -9,7 +9,8 @@ export async function withContext<T>(
   config: AppConfig = loadConfig(),
 ): Promise<T> {
   const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
-    logger: ['error', 'warn'],
+    // Failures reach the user through main's one-line message, not a logged stack.
+    logger: false,
     abortOnError: false,
   });
   try {

@@ -6,9 +6,11 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { AppConfig } from '../config/config';
 import { ENTITIES } from './entities';
+import { DataDirLock } from './data-dir-lock';
+import { DatabaseSetupError } from './errors';
 import { pgliteDriver } from './pglite-pool';
 
-export class DatabaseSetupError extends Error {}
+export { DatabaseSetupError };
 
 /**
  * Per-session settings the ranking query relies on: the HNSW scan must be able to
@@ -36,12 +38,15 @@ export async function openDataSource(config: AppConfig): Promise<DataSource> {
 }
 
 export async function closeDataSource(dataSource: DataSource): Promise<void> {
-  const pglite = pgliteOf.get(dataSource.options);
+  const embedded = embeddedOf.get(dataSource.options);
   if (dataSource.isInitialized) await dataSource.destroy();
-  if (pglite && !pglite.closed) await pglite.close();
+  if (embedded && !embedded.pglite.closed) {
+    await embedded.pglite.close();
+    embedded.lock.release();
+  }
 }
 
-const pgliteOf = new WeakMap<object, PGlite>();
+const embeddedOf = new WeakMap<object, { pglite: PGlite; lock: DataDirLock }>();
 
 async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> {
   const common = { type: 'postgres' as const, entities: ENTITIES, migrations: MIGRATIONS };
@@ -53,13 +58,19 @@ async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> 
   }
   const dir = join(config.dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
-  const pglite = await PGlite.create(dir, { extensions: { vector } });
-  for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
-    await pglite.query(`SELECT set_config($1, $2, false)`, [name, value]);
+  const lock = DataDirLock.acquire(config.dataDir);
+  try {
+    const pglite = await PGlite.create(dir, { extensions: { vector } });
+    for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
+      await pglite.query(`SELECT set_config($1, $2, false)`, [name, value]);
+    }
+    const options = { ...common, driver: pgliteDriver(pglite) };
+    embeddedOf.set(options, { pglite, lock });
+    return options;
+  } catch (err) {
+    lock.release();
+    throw err;
   }
-  const options = { ...common, driver: pgliteDriver(pglite) };
-  pgliteOf.set(options, pglite);
-  return options;
 }
 
 async function requirePgvector(dataSource: DataSource): Promise<void> {

@@ -93,7 +93,10 @@ export function objective(m: Metrics): number {
   return m.recallAt10 + (m.firstCorrect ?? 0);
 }
 
-type Tuned = Pick<Ranking, 'answerWeight' | 'semanticWeight' | 'closeThreshold' | 'relativeThreshold'>;
+type Tuned = Pick<
+  Ranking,
+  'answerWeight' | 'semanticWeight' | 'closeThreshold' | 'relativeThreshold'
+>;
 
 export interface SweepResult {
   ranking: Tuned;
@@ -119,14 +122,23 @@ export async function sweep(
   for (const answerWeight of [0.1, 0.2, 0.3, 0.5, 0.7]) {
     const pools: Candidate[][] = [];
     for (const [i, query] of queries.entries()) {
-      const search = { query: query.query, vector: vectors[i], k: EVAL_K, timeline: true, maxDay: query.true_by_max };
+      const search = {
+        query: query.query,
+        vector: vectors[i],
+        k: EVAL_K,
+        timeline: true,
+        maxDay: query.true_by_max,
+      };
       pools.push(await facts.candidates(search, { ...base, answerWeight }));
     }
     for (const semanticWeight of range(0.2, 0.8, 0.1)) {
       for (const closeThreshold of range(0.1, 0.6, 0.05)) {
         for (const relativeThreshold of range(0.5, 0.95, 0.05)) {
           const ranking = { answerWeight, semanticWeight, closeThreshold, relativeThreshold };
-          trials.push({ ranking, hits: pools.map((pool, i) => hitOf(queries[i], replay(pool, ranking))) });
+          trials.push({
+            ranking,
+            hits: pools.map((pool, i) => hitOf(queries[i], replay(pool, ranking))),
+          });
         }
       }
     }
@@ -174,7 +186,9 @@ function objectiveOn(hits: Hit[], ids: number[]): number {
 }
 
 function bestOn<T extends { hits: Hit[] }>(trials: T[], ids: number[]): T {
-  return trials.reduce((best, trial) => (objectiveOn(trial.hits, ids) > objectiveOn(best.hits, ids) ? trial : best));
+  return trials.reduce((best, trial) =>
+    objectiveOn(trial.hits, ids) > objectiveOn(best.hits, ids) ? trial : best,
+  );
 }
 
 /** The fused score, cut and timeline order of FactsRepository.search, in memory. */
@@ -189,7 +203,9 @@ export function replay(
   const byScore = (a: { score: number }, b: { score: number }) => b.score - a.score;
   const picked =
     top >= ranking.closeThreshold
-      ? scored.filter((s) => s.score >= Math.max(ranking.closeThreshold, ranking.relativeThreshold * top))
+      ? scored.filter(
+          (s) => s.score >= Math.max(ranking.closeThreshold, ranking.relativeThreshold * top),
+        )
       : [...scored].sort(byScore).slice(0, k);
   // Newest first, undated last, ties by score: plain comparisons, no locale collation.
   const day = (s: { c: Candidate }) => s.c.true_by ?? '';

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -85,6 +85,23 @@ describe('the database', () => {
       const rows = await again.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM migrations`);
       expect(rows[0].n).toBe(1);
       await closeDataSource(again);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the embedded database folder', () => {
+  it('admits one process at a time and takes over a lock left by a dead one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-lock-'));
+    try {
+      const config = loadConfig({ FRESHFACTS_DATA_DIR: dir, DATABASE_URL: '' });
+      const first = await openDataSource(config);
+      await expect(openDataSource(config)).rejects.toThrow(/in use by process \d+/);
+      await closeDataSource(first);
+      writeFileSync(join(dir, 'freshfacts.lock'), '999999999');
+      await closeDataSource(await openDataSource(config));
+      expect(existsSync(join(dir, 'freshfacts.lock'))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

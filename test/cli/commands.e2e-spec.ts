@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fact } from '../support/corpus';
@@ -10,7 +10,10 @@ const BIN = join(__dirname, '..', '..', 'bin', 'freshfacts');
 function run(
   args: string[],
   env: Record<string, string>,
-): { child: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }> } {
+): {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>;
+} {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, ...env, NODE_OPTIONS: '' },
   });
@@ -18,9 +21,12 @@ function run(
   let err = '';
   child.stdout.on('data', (chunk) => (out += chunk));
   child.stderr.on('data', (chunk) => (err += chunk));
-  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, out, err })),
-  );
+  const done = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    out: string;
+    err: string;
+  }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out, err })));
   return { child, done };
 }
 
@@ -190,6 +196,56 @@ describe('bin/freshfacts eval', () => {
         outsideWindow: 0,
       });
       expect(report['timeqa-time-sensitive windowed'].queries).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('bin/freshfacts serve', () => {
+  it('loads the seed file into an empty database, answers, and stops cleanly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-serve-'));
+    const seed = join(dir, 'seed.jsonl');
+    writeFileSync(
+      seed,
+      JSON.stringify(fact('Which country hosted the 2022 FIFA World Cup?', 'Qatar', '2022-11-20')) +
+        '\n',
+    );
+    const env = {
+      FRESHFACTS_DATA_DIR: join(dir, 'data'),
+      DATABASE_URL: '',
+      FRESHFACTS_SEED_FILE: seed,
+      PORT: '0',
+    };
+    try {
+      const key = (
+        await run(['keys', 'create', '--email', 'serve@example.com'], env).done
+      ).out.trim();
+      const server = run(['serve', '--host', '127.0.0.1'], env);
+      let log = '';
+      const port = await new Promise<number>((resolve, reject) => {
+        server.child.stdout!.on('data', (chunk: Buffer) => {
+          log += chunk.toString();
+          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
+          if (m) resolve(Number(m[1]));
+        });
+        server.child.on('close', () => reject(new Error(`serve exited: ${log}`)));
+      });
+      expect(log).toContain('loaded 1 facts');
+      const response = await fetch(`http://127.0.0.1:${port}/v1/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'World Cup 2022 host' }),
+      });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { results: { answer: string }[] }).results[0].answer).toBe(
+        'Qatar',
+      );
+      server.child.kill('SIGTERM');
+      // Nest closes the app (database, lock) and then re-raises the signal.
+      const stopped = await server.done;
+      expect(stopped.code === 0 || stopped.signal === 'SIGTERM').toBe(true);
+      expect(existsSync(join(dir, 'data', 'freshfacts.lock'))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
