@@ -21,9 +21,7 @@ export async function ingestCommand(file: string, options: { strict?: boolean })
       return await context.get(IngestService).ingestFile(file, {
         strict: options.strict,
         onProgress: (done) =>
-          bar
-            ? bar.update(Math.round(done * 100))
-            : console.error(`ingest: ${Math.round(done * 100)}% committed`),
+          bar ? bar.update(Math.round(done * 100)) : show(Math.round(done * 100)),
       });
     } finally {
       bar?.stop();
