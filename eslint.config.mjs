@@ -3,7 +3,15 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'node_modules/', 'coverage/', 'jest.config.js', 'eslint.config.mjs', 'bin/', 'scratch/'],
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'jest.config.js',
+      'eslint.config.mjs',
+      'bin/',
+      'scratch/',
+    ],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
