@@ -44,35 +44,42 @@ export class IngestService {
   async ingestFile(path: string, options: IngestOptions = {}): Promise<IngestSummary> {
     const size = fileSize(path);
     if (options.strict) {
-      const rejected: RejectedLine[] = [];
-      for await (const { number, parsed } of readLines(path)) {
-        if ('errors' in parsed) rejected.push({ line: number, errors: parsed.errors });
-      }
+      const rejected = await rejectedLines(path);
       if (rejected.length > 0) return { added: 0, merged: 0, rejected, refused: true };
     }
-    const vectors = VectorFile.load(path, this.embedder.model);
-    const summary: IngestSummary = { added: 0, merged: 0, rejected: [], refused: false };
     const bulk = (await this.facts.count()) === 0;
     if (bulk) await this.facts.dropVectorIndex();
     try {
-      let batch: FactDto[] = [];
-      const flush = async (bytes: number) => {
-        const result = await this.ingestFacts(batch, vectors);
-        summary.added += result.added;
-        summary.merged += result.merged;
-        batch = [];
-        options.onProgress?.(size ? Math.min(1, bytes / size) : 1);
-      };
-      for await (const { number, parsed, bytes } of readLines(path)) {
-        if ('errors' in parsed) summary.rejected.push({ line: number, errors: parsed.errors });
-        else batch.push(parsed.fact);
-        if (batch.length >= (options.batchSize ?? 256)) await flush(bytes);
-      }
-      await flush(size);
+      const summary = await this.loadBatches(path, size, options);
+      await this.facts.refreshStats();
+      return summary;
     } finally {
       if (bulk) await this.facts.ensureVectorIndex();
     }
-    await this.facts.refreshStats();
+  }
+
+  /** Reads the file once, committing every `batchSize` good lines. */
+  private async loadBatches(
+    path: string,
+    size: number,
+    options: IngestOptions,
+  ): Promise<IngestSummary> {
+    const vectors = VectorFile.load(path, this.embedder.model);
+    const summary: IngestSummary = { added: 0, merged: 0, rejected: [], refused: false };
+    let batch: FactDto[] = [];
+    const flush = async (bytes: number) => {
+      const result = await this.ingestFacts(batch, vectors);
+      summary.added += result.added;
+      summary.merged += result.merged;
+      batch = [];
+      options.onProgress?.(size ? Math.min(1, bytes / size) : 1);
+    };
+    for await (const { number, parsed, bytes } of readLines(path)) {
+      if ('errors' in parsed) summary.rejected.push({ line: number, errors: parsed.errors });
+      else batch.push(parsed.fact);
+      if (batch.length >= (options.batchSize ?? 256)) await flush(bytes);
+    }
+    await flush(size);
     return summary;
   }
 
@@ -132,6 +139,14 @@ async function* readLines(path: string) {
     if (!line.trim()) continue;
     yield { number, parsed: parseFactLine(line), bytes: stream.bytesRead };
   }
+}
+
+async function rejectedLines(path: string): Promise<RejectedLine[]> {
+  const rejected: RejectedLine[] = [];
+  for await (const { number, parsed } of readLines(path)) {
+    if ('errors' in parsed) rejected.push({ line: number, errors: parsed.errors });
+  }
+  return rejected;
 }
 
 function fileSize(path: string): number {

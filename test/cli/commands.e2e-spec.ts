@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fact } from '../support/corpus';
+import { CATANIA, fact, OTHER } from '../support/corpus';
 
 // The command-line tool as a user runs it (built into dist/ by the test script).
 const BIN = join(__dirname, '..', '..', 'bin', 'freshfacts');
@@ -140,21 +140,7 @@ describe('bin/freshfacts eval', () => {
       const queries = join(dir, 'queries.jsonl');
       writeFileSync(
         facts,
-        [
-          fact(
-            'Who was the head coach of the team Calcio Catania from 2008 to 2009?',
-            'Walter Zenga',
-            '2008-01-01',
-          ),
-          fact(
-            'Who was the head coach of the team Calcio Catania from 2011 to 2012?',
-            'Vincenzo Montella',
-            '2011-01-01',
-          ),
-          fact('Which country hosted the 2022 FIFA World Cup?', 'Qatar', '2022-11-20'),
-        ]
-          .map((f) => JSON.stringify(f))
-          .join('\n'),
+        [CATANIA[1], CATANIA[2], OTHER[1]].map((f) => JSON.stringify(f)).join('\n'),
       );
       writeFileSync(
         queries,
