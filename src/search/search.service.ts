@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CachedEmbedder } from '../embeddings/cached.embedder';
-import { EMBEDDER, Embedder } from '../embeddings/embedder';
+import { EMBEDDER, Embedder, EmbeddingError } from '../embeddings/embedder';
+import { ProblemError } from '../common/problem';
 import { nextDay, parseInstant, utcDay } from '../common/dates';
 import { FactDto } from '../facts/fact.dto';
 import { FactsRepository } from '../facts/facts.repository';
@@ -45,7 +46,9 @@ export class SearchService {
     const model = request.model_id ? this.cutoffs.lookup(request.model_id) : undefined;
     const min = parseInstant(request.true_by_min);
     const max = parseInstant(request.true_by_max);
-    const [vector] = await this.queryEmbedder.embed([request.query]);
+    const [vector] = await this.queryEmbedder.embed([request.query]).catch((err: unknown) => {
+      throw err instanceof EmbeddingError ? new EmbedderUnavailableError(err.message) : err;
+    });
     const rows = await this.facts.search(
       {
         query: request.query,
@@ -68,6 +71,22 @@ export class SearchService {
       })),
       modelCutoff: request.model_id ? (model?.cutoff ?? 'unknown') : undefined,
     };
+  }
+}
+
+/** The embedder (a remote API, when configured) failed: the caller may retry. */
+export class EmbedderUnavailableError extends ProblemError {
+  constructor(reason: string) {
+    super(
+      503,
+      'embedder-unavailable',
+      'Embedder unavailable',
+      `The question could not be embedded: ${reason}.`,
+      {},
+      {
+        'Retry-After': '5',
+      },
+    );
   }
 }
 
