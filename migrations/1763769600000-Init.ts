@@ -1,5 +1,25 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
+/** Accounts and their API keys: no extension needed, so also usable on a bare PostgreSQL. */
+export const ACCOUNTS_DDL = [
+  `CREATE TABLE accounts (
+     id bigserial PRIMARY KEY,
+     email text NOT NULL CONSTRAINT accounts_email UNIQUE,
+     created_at timestamptz NOT NULL DEFAULT now()
+   )`,
+  `CREATE TABLE api_keys (
+     id bigserial PRIMARY KEY,
+     account_id bigint NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+     name text NOT NULL DEFAULT '',
+     prefix text NOT NULL,
+     key_hash char(64) NOT NULL CONSTRAINT api_keys_key_hash UNIQUE,
+     created_at timestamptz NOT NULL DEFAULT now(),
+     last_used_at timestamptz,
+     revoked_at timestamptz
+   )`,
+  `CREATE INDEX api_keys_account_idx ON api_keys (account_id)`,
+];
+
 /**
  * Facts with their full-text and vector indexes, the term statistics the lexical
  * score needs, and the accounts that own API keys.
@@ -37,24 +57,7 @@ export class Init1763769600000 implements MigrationInterface {
         facts bigint NOT NULL
       )`);
     await db.query(`INSERT INTO corpus_stats (facts) VALUES (0)`);
-    await db.query(`
-      CREATE TABLE accounts (
-        id bigserial PRIMARY KEY,
-        email text NOT NULL CONSTRAINT accounts_email UNIQUE,
-        created_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    await db.query(`
-      CREATE TABLE api_keys (
-        id bigserial PRIMARY KEY,
-        account_id bigint NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
-        name text NOT NULL DEFAULT '',
-        prefix text NOT NULL,
-        key_hash char(64) NOT NULL CONSTRAINT api_keys_key_hash UNIQUE,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        last_used_at timestamptz,
-        revoked_at timestamptz
-      )`);
-    await db.query(`CREATE INDEX api_keys_account_idx ON api_keys (account_id)`);
+    for (const statement of ACCOUNTS_DDL) await db.query(statement);
   }
 
   async down(db: QueryRunner): Promise<void> {

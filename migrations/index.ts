@@ -1,4 +1,5 @@
+import { Billing1763856000000 } from './1763856000000-Billing';
 import { Init1763769600000 } from './1763769600000-Init';
 
 /** The one migration history, in order, for PGlite and PostgreSQL alike. */
-export const MIGRATIONS = [Init1763769600000];
+export const MIGRATIONS = [Init1763769600000, Billing1763856000000];

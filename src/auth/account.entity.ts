@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, OneToMany, PrimaryGeneratedColumn } from 'typeorm';
+import type { PlanName } from '../billing/plans';
 import type { ApiKey } from './api-key.entity';
 
 @Entity('accounts')
@@ -8,6 +9,9 @@ export class Account {
 
   @Column('text')
   email!: string;
+
+  @Column('text')
+  plan!: PlanName;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,6 +1,13 @@
-import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import {
+  CanActivate,
+  createParamDecorator,
+  ExecutionContext,
+  Injectable,
+  SetMetadata,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import type { Caller } from '../billing/quota.service';
 import { ProblemError } from '../common/problem';
 import { ApiKeysService } from './api-keys.service';
 
@@ -74,6 +81,18 @@ export class ApiKeyGuard implements CanActivate {
       throw new InvalidApiKeyError('The Authorization header must be "Bearer <API_KEY>".');
     const key = await this.keys.verify(match[1]);
     if (!key) throw new InvalidApiKeyError('The API key is unknown or revoked.');
+    (request as CallerRequest).caller = { accountId: key.accountId, plan: key.account.plan };
     return true;
   }
 }
+
+type CallerRequest = Request & { caller?: Caller };
+
+/** The account of the API key that the guard admitted. */
+export const CallerAccount = createParamDecorator(
+  (_: unknown, context: ExecutionContext): Caller => {
+    const caller = context.switchToHttp().getRequest<CallerRequest>().caller;
+    if (!caller) throw new Error('CallerAccount used on a route without ApiKeyGuard');
+    return caller;
+  },
+);

@@ -5,6 +5,8 @@ import { ConfigError } from '../config/config';
 import { DatabaseSetupError } from '../database/data-source';
 import { IngestFileError } from '../facts/ingest.service';
 import { UsageError } from './context';
+import { AccountNotFoundError, UnknownPlanError } from '../billing/plans.service';
+import { setPlan } from './accounts.command';
 import { BenchOptions, benchCommand } from './bench.command';
 import { embedCommand } from './embed.command';
 import { EvalOptions, evalCommand } from './eval.command';
@@ -20,6 +22,8 @@ const USER_ERRORS = [
   IngestFileError,
   KeyNotFoundError,
   InvalidEmailError,
+  UnknownPlanError,
+  AccountNotFoundError,
 ];
 
 function program(): Command {
@@ -64,6 +68,12 @@ function program(): Command {
     .option('--queries <file>', 'questions to ask (queries JSON Lines)', 'corpus/queries-dev.jsonl')
     .option('--requests <n>', 'number of timed requests', '300')
     .action(async (options: BenchOptions) => exit(await benchCommand(options)));
+  cli
+    .command('accounts')
+    .description('manage accounts')
+    .command('set-plan <email> <plan>')
+    .description('move an account to the free or the paid plan')
+    .action(async (email: string, plan: string) => exit(await setPlan(email, plan)));
   const keys = cli.command('keys').description('manage API keys');
   keys
     .command('create')

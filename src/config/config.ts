@@ -17,6 +17,8 @@ export interface AppConfig {
   embeddingsModel?: string;
   embeddingsApiKey?: string;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
+  /** Where users reach this service; links in responses (the billing page) start with it. */
+  publicUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -47,7 +49,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     embeddingsModel: nonEmpty(env.FRESHFACTS_EMBEDDINGS_MODEL),
     embeddingsApiKey: nonEmpty(env.FRESHFACTS_EMBEDDINGS_API_KEY),
     logLevel: oneOf(env, 'FRESHFACTS_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
+    publicUrl: '',
   };
+  config.publicUrl = nonEmpty(env.FRESHFACTS_PUBLIC_URL) ?? `http://${config.host}:${config.port}`;
   if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) {
     throw new ConfigError('FRESHFACTS_TLS_CERT and FRESHFACTS_TLS_KEY must be set together');
   }

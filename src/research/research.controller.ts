@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiKeyGuard } from '../auth/api-key.guard';
+import { ApiKeyGuard, CallerAccount } from '../auth/api-key.guard';
+import { Caller, QuotaService } from '../billing/quota.service';
 import { ResearchRequestDto } from '../search/search-request.dto';
 import { ResearchResponseDto } from '../search/search-response.dto';
 import { setCutoffHeader } from '../search/search.controller';
@@ -12,19 +13,24 @@ import { SearchService } from '../search/search.service';
 @Controller('api/research')
 @UseGuards(ApiKeyGuard)
 export class ResearchController {
-  constructor(private readonly search: SearchService) {}
+  constructor(
+    private readonly search: SearchService,
+    private readonly quota: QuotaService,
+  ) {}
 
   /** The older endpoint: the same engine, no date window, `research_guidance` key. */
   @Post()
   @HttpCode(200)
   @ApiOkResponse({ type: ResearchResponseDto })
   @ApiResponse({ status: 401, description: 'Missing, invalid or revoked API key.' })
+  @ApiResponse({ status: 402, description: 'The monthly free-tier limit is reached.' })
   @ApiResponse({ status: 422, description: 'Invalid body (problem+json with errors).' })
   async post(
     @Body() body: ResearchRequestDto,
+    @CallerAccount() caller: Caller,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ResearchResponseDto> {
-    const answer = await this.search.find(body);
+    const answer = await this.quota.metered(caller, res, () => this.search.find(body));
     setCutoffHeader(res, answer);
     return { research_guidance: answer.facts };
   }

@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiKeyGuard, PaymentAccepted } from '../auth/api-key.guard';
+import { ApiKeyGuard, CallerAccount, PaymentAccepted } from '../auth/api-key.guard';
+import { Caller, QuotaService } from '../billing/quota.service';
 import { SearchRequestDto } from './search-request.dto';
 import { MODEL_CUTOFF_HEADER, SearchResponseDto } from './search-response.dto';
 import { FactAnswer, SearchService } from './search.service';
@@ -11,7 +12,10 @@ import { FactAnswer, SearchService } from './search.service';
 @Controller('v1/search')
 @UseGuards(ApiKeyGuard)
 export class SearchController {
-  constructor(private readonly search: SearchService) {}
+  constructor(
+    private readonly search: SearchService,
+    private readonly quota: QuotaService,
+  ) {}
 
   /** Dated, sourced facts for one question, newest first or most relevant first. */
   @Post()
@@ -19,13 +23,18 @@ export class SearchController {
   @PaymentAccepted()
   @ApiOkResponse({ type: SearchResponseDto })
   @ApiResponse({ status: 401, description: 'Invalid or revoked API key.' })
-  @ApiResponse({ status: 402, description: 'No Authorization header: payment required.' })
+  @ApiResponse({
+    status: 402,
+    description:
+      'No Authorization header (payment required), or the monthly free-tier limit is reached.',
+  })
   @ApiResponse({ status: 422, description: 'Invalid body (problem+json with errors).' })
   async post(
     @Body() body: SearchRequestDto,
+    @CallerAccount() caller: Caller,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SearchResponseDto> {
-    const answer = await this.search.find(body);
+    const answer = await this.quota.metered(caller, res, () => this.search.find(body));
     setCutoffHeader(res, answer);
     return { results: answer.facts };
   }

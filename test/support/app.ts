@@ -35,7 +35,10 @@ export async function startApp(
     FRESHFACTS_DATA_DIR: dir,
     FRESHFACTS_SEED_FILE: '',
     FRESHFACTS_LOG_LEVEL: process.env.FRESHFACTS_TEST_LOG ?? 'error',
-    ...(wire ? { DATABASE_URL: wire.url } : {}),
+    // pglite-socket 0.0.22 interleaves the extended-protocol messages of concurrent
+    // connections into its one session and then hangs; one pooled connection keeps
+    // every statement whole (the pg pool queues the rest, as on a busy server).
+    ...(wire ? { DATABASE_URL: wire.url, FRESHFACTS_DB_POOL_SIZE: '1' } : {}),
     ...options.env,
   });
   const app = await createApp(config);
@@ -66,7 +69,8 @@ export async function startWireServer(
   for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
     await db.query(`SELECT set_config($1, $2, false)`, [name, value]);
   }
-  const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1' });
+  // Room for the app's connection and a test's own.
+  const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 4 });
   await server.start();
   return {
     url: `postgres://postgres@${server.getServerConn()}/postgres`,
