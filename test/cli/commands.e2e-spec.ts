@@ -103,8 +103,8 @@ describe('bin/freshfacts ingest', () => {
   }, 180_000);
 });
 
-describe('bin/freshfacts keys', () => {
-  it('creates a key shown once and revokes it by prefix', async () => {
+describe('bin/freshfacts keys and accounts', () => {
+  it('creates a key shown once, revokes it by prefix and moves the account between plans', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'freshfacts-cli-'));
     const env = { FRESHFACTS_DATA_DIR: dir, DATABASE_URL: '' };
     try {
@@ -123,6 +123,14 @@ describe('bin/freshfacts keys', () => {
       const missing = await run(['keys', 'revoke', 'ff_live_nothing'], env).done;
       expect(missing.code).toBe(2);
       expect(missing.err).toContain('no such key');
+      const paid = await run(['accounts', 'set-plan', 'OPS@example.com', 'paid'], env).done;
+      expect(paid.out).toContain('ops@example.com is now on the paid plan');
+      const unknownPlan = await run(['accounts', 'set-plan', 'ops@example.com', 'gold'], env).done;
+      expect(unknownPlan.code).toBe(2);
+      expect(unknownPlan.err).toContain('plan must be free or paid');
+      const nobody = await run(['accounts', 'set-plan', 'nobody@example.com', 'paid'], env).done;
+      expect(nobody.code).toBe(2);
+      expect(nobody.err).toContain('no account for nobody@example.com');
       const bad = await run(['keys', 'create', '--email', 'not-an-email'], env).done;
       expect(bad.code).toBe(2);
       expect(bad.err).toContain('not an email address');
