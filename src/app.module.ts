@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { AppConfig, CONFIG } from './config/config';
 import { DatabaseModule } from './database/database.module';
@@ -35,6 +36,7 @@ export class AppModule {
         SearchModule,
         ResearchModule,
         HealthModule,
+        AdminModule,
       ],
     };
   }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, Repository } from 'typeorm';
+import { ProblemError } from '../common/problem';
 import { Account } from './account.entity';
 import { ApiKey } from './api-key.entity';
 
@@ -15,7 +16,11 @@ export interface CreatedKey {
   email: string;
 }
 
-export class KeyNotFoundError extends Error {}
+export class KeyNotFoundError extends ProblemError {
+  constructor(detail: string) {
+    super(404, 'key-not-found', 'No such key', detail);
+  }
+}
 
 /** Issues, verifies and revokes API keys. Only a key's SHA-256 is ever stored. */
 @Injectable()
@@ -83,7 +88,17 @@ export class ApiKeysService {
           : 'no such key',
       );
     }
-    const [key] = matches;
+    return this.revokeKey(matches[0]);
+  }
+
+  /** Revokes the key with this id (as the admin API lists it). */
+  async revokeById(id: string): Promise<ApiKey> {
+    const key = /^\d{1,18}$/.test(id) ? await this.keys.findOneBy({ id }) : null;
+    if (!key) throw new KeyNotFoundError(`no key with id ${id}`);
+    return this.revokeKey(key);
+  }
+
+  private async revokeKey(key: ApiKey): Promise<ApiKey> {
     if (!key.revokedAt) await this.keys.update({ id: key.id }, { revokedAt: new Date() });
     return { ...key, revokedAt: key.revokedAt ?? new Date() };
   }
@@ -96,7 +111,11 @@ export class ApiKeysService {
   }
 }
 
-export class InvalidEmailError extends Error {}
+export class InvalidEmailError extends ProblemError {
+  constructor(detail: string) {
+    super(422, 'invalid-email', 'Invalid email address', detail);
+  }
+}
 
 export function normaliseEmail(email: string): string {
   const address = email.trim().toLowerCase();

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { Clock } from './clock';
-import { PlansService } from './plans.service';
+import { AccountsService } from './accounts.service';
 import { QuotaService } from './quota.service';
 import { UsageRepository } from './usage.repository';
 
 @Module({
-  providers: [UsageRepository, QuotaService, Clock, PlansService],
-  exports: [QuotaService, UsageRepository, Clock, PlansService],
+  providers: [UsageRepository, QuotaService, Clock, AccountsService],
+  exports: [QuotaService, UsageRepository, Clock, AccountsService],
 })
 export class BillingModule {}

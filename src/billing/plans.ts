@@ -12,5 +12,5 @@ export const PLANS: Record<PlanName, Plan> = {
 };
 
 export function isPlanName(name: string): name is PlanName {
-  return name in PLANS;
+  return Object.hasOwn(PLANS, name);
 }

@@ -5,7 +5,7 @@ import { ConfigError } from '../config/config';
 import { DatabaseSetupError } from '../database/data-source';
 import { IngestFileError } from '../facts/ingest.service';
 import { UsageError } from './context';
-import { AccountNotFoundError, UnknownPlanError } from '../billing/plans.service';
+import { AccountNotFoundError, UnknownPlanError } from '../billing/accounts.service';
 import { setPlan } from './accounts.command';
 import { BenchOptions, benchCommand } from './bench.command';
 import { embedCommand } from './embed.command';

@@ -19,6 +19,8 @@ export interface AppConfig {
   logLevel: 'error' | 'warn' | 'log' | 'debug';
   /** Where users reach this service; links in responses (the billing page) start with it. */
   publicUrl: string;
+  /** Bearer token of the /admin endpoints; unset disables them. */
+  adminToken?: string;
 }
 
 export class ConfigError extends Error {}
@@ -50,7 +52,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     embeddingsApiKey: nonEmpty(env.FRESHFACTS_EMBEDDINGS_API_KEY),
     logLevel: oneOf(env, 'FRESHFACTS_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
     publicUrl: '',
+    adminToken: nonEmpty(env.FRESHFACTS_ADMIN_TOKEN),
   };
+  if (config.adminToken && config.adminToken.length < 24) {
+    throw new ConfigError('FRESHFACTS_ADMIN_TOKEN must be at least 24 characters');
+  }
   config.publicUrl = nonEmpty(env.FRESHFACTS_PUBLIC_URL) ?? `http://${config.host}:${config.port}`;
   if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) {
     throw new ConfigError('FRESHFACTS_TLS_CERT and FRESHFACTS_TLS_KEY must be set together');

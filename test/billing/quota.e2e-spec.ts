@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { Clock } from '../../src/billing/clock';
-import { PlansService } from '../../src/billing/plans.service';
+import { AccountsService } from '../../src/billing/accounts.service';
 import { UsageRepository } from '../../src/billing/usage.repository';
 import { SearchService } from '../../src/search/search.service';
 import { startApp, TestApp } from '../support/app';
@@ -150,7 +150,7 @@ describe('the free-tier monthly quota', () => {
 
   it('lets a paid account pass 1,000 calls, still recording them', async () => {
     const { key } = await t.app.get(ApiKeysService).create('paid@example.com');
-    await t.app.get(PlansService).setPlan('Paid@Example.com', 'paid');
+    await t.app.get(AccountsService).setPlan('Paid@Example.com', 'paid');
     const [account] = await t.app.get(ApiKeysService).list('paid@example.com');
     const usage = t.app.get(UsageRepository);
     for (let i = 0; i < 1000; i++)

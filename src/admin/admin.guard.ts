@@ -1,0 +1,55 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { ProblemError } from '../common/problem';
+import { AppConfig, CONFIG } from '../config/config';
+
+export class AdminDisabledError extends ProblemError {
+  constructor() {
+    super(
+      403,
+      'admin-disabled',
+      'Admin endpoints disabled',
+      'Set FRESHFACTS_ADMIN_TOKEN to enable /admin.',
+    );
+  }
+}
+
+export class InvalidAdminTokenError extends ProblemError {
+  constructor() {
+    super(
+      401,
+      'invalid-admin-token',
+      'Admin token required',
+      'Send Authorization: Bearer <FRESHFACTS_ADMIN_TOKEN>.',
+      {},
+      {
+        'WWW-Authenticate': 'Bearer realm="freshfacts-admin"',
+      },
+    );
+  }
+}
+
+/** Admits operators who present the admin token from settings. */
+@Injectable()
+export class AdminGuard implements CanActivate {
+  private readonly expected?: Buffer;
+
+  constructor(@Inject(CONFIG) config: AppConfig) {
+    this.expected = config.adminToken ? digest(config.adminToken) : undefined;
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    if (!this.expected) throw new AdminDisabledError();
+    const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    // Digests have equal lengths, so the comparison takes the same time for any token.
+    if (!token || !timingSafeEqual(digest(token), this.expected))
+      throw new InvalidAdminTokenError();
+    return true;
+  }
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
