@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
+import { bearerToken } from '../common/bearer';
 import { ProblemError } from '../common/problem';
 import { AppConfig, CONFIG } from '../config/config';
 
@@ -41,8 +42,7 @@ export class AdminGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (!this.expected) throw new AdminDisabledError();
-    const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    const token = bearerToken(context.switchToHttp().getRequest<Request>().headers.authorization);
     // Digests have equal lengths, so the comparison takes the same time for any token.
     if (!token || !timingSafeEqual(digest(token), this.expected))
       throw new InvalidAdminTokenError();

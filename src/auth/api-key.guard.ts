@@ -8,6 +8,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import type { Caller } from '../billing/quota.service';
+import { bearerToken } from '../common/bearer';
 import { ProblemError } from '../common/problem';
 import { ApiKeysService } from './api-keys.service';
 
@@ -76,10 +77,10 @@ export class ApiKeyGuard implements CanActivate {
       const payable = this.reflector.get<boolean>(PAYMENT_ACCEPTED, context.getHandler());
       throw payable ? new PaymentRequiredError() : new MissingApiKeyError();
     }
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match)
+    const token = bearerToken(header);
+    if (!token)
       throw new InvalidApiKeyError('The Authorization header must be "Bearer <API_KEY>".');
-    const key = await this.keys.verify(match[1]);
+    const key = await this.keys.verify(token);
     if (!key) throw new InvalidApiKeyError('The API key is unknown or revoked.');
     (request as CallerRequest).caller = { accountId: key.accountId, plan: key.account.plan };
     return true;

@@ -26,11 +26,9 @@ export class KeyNotFoundError extends ProblemError {
 @Injectable()
 export class ApiKeysService {
   private readonly keys: Repository<ApiKey>;
-  private readonly accounts: Repository<Account>;
 
   constructor(private readonly db: DataSource) {
     this.keys = db.getRepository(ApiKey);
-    this.accounts = db.getRepository(Account);
   }
 
   /** Creates a key for `email`, creating the account on first use. */

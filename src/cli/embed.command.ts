@@ -1,27 +1,16 @@
 import { loadConfig } from '../config/config';
 import { createEmbedder } from '../embeddings/embeddings.module';
-import { IngestFileError } from '../facts/ingest.service';
-import { parseFactLine } from '../facts/fact-record';
+import { fileSize, readFactLines } from '../facts/fact-record';
 import { VectorFile } from '../facts/vector-file';
-import { readFileSync } from 'node:fs';
 
 /** Precomputes the question vectors of a JSON Lines file into FILE.vectors beside it. */
 export async function embedCommand(file: string): Promise<number> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new IngestFileError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
+  fileSize(file);
+  const unique = new Set<string>();
+  for await (const { parsed } of readFactLines(file)) {
+    if ('fact' in parsed) unique.add(parsed.fact.question.trim());
   }
-  const questions = [
-    ...new Set(
-      text.split('\n').flatMap((line) => {
-        if (!line.trim()) return [];
-        const parsed = parseFactLine(line);
-        return 'fact' in parsed ? [parsed.fact.question.trim()] : [];
-      }),
-    ),
-  ];
+  const questions = [...unique];
   const embedder = createEmbedder(loadConfig());
   const started = Date.now();
   const vectors = await embedder.embed(questions);

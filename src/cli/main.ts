@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { InvalidEmailError, KeyNotFoundError } from '../auth/api-keys.service';
 import { ConfigError } from '../config/config';
 import { DatabaseSetupError } from '../database/data-source';
-import { IngestFileError } from '../facts/ingest.service';
+import { IngestFileError } from '../facts/fact-record';
 import { UsageError } from './context';
 import { AccountNotFoundError, UnknownPlanError } from '../billing/accounts.service';
 import { setPlan } from './accounts.command';

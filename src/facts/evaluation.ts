@@ -88,11 +88,6 @@ function metrics(pairs: (readonly [EvalQuery, QueryOutcome])[]): Metrics {
   };
 }
 
-/** What the sweep optimises: finding the answer, and putting the current one first. */
-export function objective(m: Metrics): number {
-  return m.recallAt10 + (m.firstCorrect ?? 0);
-}
-
 type Tuned = Pick<
   Ranking,
   'answerWeight' | 'semanticWeight' | 'closeThreshold' | 'relativeThreshold'
@@ -180,6 +175,7 @@ function summarise(hits: Hit[], ids: number[]) {
   };
 }
 
+/** What the sweep optimises: finding the answer, and putting the current one first. */
 function objectiveOn(hits: Hit[], ids: number[]): number {
   const { recallAt10, firstCorrect } = summarise(hits, ids);
   return recallAt10 + firstCorrect;

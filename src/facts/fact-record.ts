@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createReadStream, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { FactDto } from './fact.dto';
@@ -61,4 +63,30 @@ function normalise(text: string): string {
     .replace(/[\u201c\u201d\u201f\u2033]/g, '"')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/** A facts file that cannot be read; the message names it and the reason. */
+export class IngestFileError extends Error {}
+
+/** The non-blank lines of a JSON Lines file, parsed, with their numbers and bytes read so far. */
+export async function* readFactLines(path: string) {
+  const stream = createReadStream(path, { encoding: 'utf8' });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  let number = 0;
+  for await (const line of lines) {
+    number++;
+    if (!line.trim()) continue;
+    yield { number, parsed: parseFactLine(line), bytes: stream.bytesRead };
+  }
+}
+
+/** Size of the file in bytes; also the check that it can be read at all. */
+export function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch (err) {
+    throw new IngestFileError(
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
 }

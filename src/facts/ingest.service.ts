@@ -1,9 +1,7 @@
-import { createReadStream, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { Inject, Injectable } from '@nestjs/common';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { FactDto } from './fact.dto';
-import { checkFact, dedupKey, parseFactLine } from './fact-record';
+import { checkFact, dedupKey, fileSize, readFactLines } from './fact-record';
 import { FactsRepository, NewFact } from './facts.repository';
 import { VectorFile } from './vector-file';
 
@@ -26,8 +24,6 @@ export interface IngestOptions {
   onProgress?: (done: number) => void;
   batchSize?: number;
 }
-
-export class IngestFileError extends Error {}
 
 /**
  * The one way facts enter the store: validate, de-duplicate, embed what is new,
@@ -74,7 +70,7 @@ export class IngestService {
       batch = [];
       options.onProgress?.(size ? Math.min(1, bytes / size) : 1);
     };
-    for await (const { number, parsed, bytes } of readLines(path)) {
+    for await (const { number, parsed, bytes } of readFactLines(path)) {
       if ('errors' in parsed) summary.rejected.push({ line: number, errors: parsed.errors });
       else batch.push(parsed.fact);
       if (batch.length >= (options.batchSize ?? 256)) await flush(bytes);
@@ -130,31 +126,10 @@ function mergeDuplicates(facts: NewFact[]): Map<string, NewFact> {
   return byKey;
 }
 
-async function* readLines(path: string) {
-  const stream = createReadStream(path, { encoding: 'utf8' });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  let number = 0;
-  for await (const line of lines) {
-    number++;
-    if (!line.trim()) continue;
-    yield { number, parsed: parseFactLine(line), bytes: stream.bytesRead };
-  }
-}
-
 async function rejectedLines(path: string): Promise<RejectedLine[]> {
   const rejected: RejectedLine[] = [];
-  for await (const { number, parsed } of readLines(path)) {
+  for await (const { number, parsed } of readFactLines(path)) {
     if ('errors' in parsed) rejected.push({ line: number, errors: parsed.errors });
   }
   return rejected;
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch (err) {
-    throw new IngestFileError(
-      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
-  }
 }
