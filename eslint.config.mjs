@@ -11,6 +11,7 @@ export default tseslint.config(
       'eslint.config.mjs',
       'bin/',
       'scratch/',
+      'test-artifacts/',
     ],
   },
   eslint.configs.recommended,
@@ -18,6 +19,22 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
+    // The dashboard's one browser script, served as it is.
+    files: ['public/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'script',
+      parserOptions: { projectService: false, project: false, program: null },
+      globals: {
+        document: 'readonly',
+        navigator: 'readonly',
+        getSelection: 'readonly',
+        confirm: 'readonly',
+        setTimeout: 'readonly',
+      },
     },
   },
   {

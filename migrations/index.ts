@@ -1,5 +1,6 @@
 import { Billing1763856000000 } from './1763856000000-Billing';
+import { Dashboard1763942400000 } from './1763942400000-Dashboard';
 import { Init1763769600000 } from './1763769600000-Init';
 
 /** The one migration history, in order, for PGlite and PostgreSQL alike. */
-export const MIGRATIONS = [Init1763769600000, Billing1763856000000];
+export const MIGRATIONS = [Init1763769600000, Billing1763856000000, Dashboard1763942400000];

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { AppConfig, CONFIG } from './config/config';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './database/database.module';
 import { FactsModule } from './facts/facts.module';
 import { HealthModule } from './health/health.controller';
@@ -37,6 +38,7 @@ export class AppModule {
         ResearchModule,
         HealthModule,
         AdminModule,
+        DashboardModule,
       ],
     };
   }

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
-import { jsonBody } from './common/json-body';
+import { formBody, jsonBody, rawBody } from './common/json-body';
 import { ProblemFilter } from './common/problem.filter';
 import { BodyValidationPipe } from './common/validation.pipe';
-import { AppConfig } from './config/config';
+import { AppConfig, PROJECT_ROOT } from './config/config';
 
 const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug'];
 
@@ -23,7 +24,14 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     logger: LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1),
   });
   app.disable('x-powered-by');
+  // The first parser to read a body wins: forms for the dashboard, the exact bytes for
+  // Stripe's signature, JSON for everything else.
+  app.use('/dashboard', formBody());
+  app.use('/webhooks/stripe', rawBody());
   app.use(jsonBody());
+  app.setBaseViewsDir(join(PROJECT_ROOT, 'views'));
+  app.setViewEngine('hbs');
+  app.useStaticAssets(join(PROJECT_ROOT, 'public'), { prefix: '/assets/', maxAge: '1h' });
   app.useGlobalPipes(new BodyValidationPipe());
   app.useGlobalFilters(new ProblemFilter());
   app.enableShutdownHooks();

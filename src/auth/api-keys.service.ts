@@ -34,21 +34,30 @@ export class ApiKeysService {
   /** Creates a key for `email`, creating the account on first use. */
   async create(email: string, name = ''): Promise<CreatedKey> {
     const address = normaliseEmail(email);
-    const key = KEY_PREFIX + randomBytes(32).toString('base64url');
-    await this.db.transaction(async (tx) => {
+    return this.db.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO accounts (email) VALUES ($1) ON CONFLICT ON CONSTRAINT accounts_email DO NOTHING`,
         [address],
       );
       const account = await tx.getRepository(Account).findOneByOrFail({ email: address });
-      await tx.getRepository(ApiKey).insert({
-        accountId: account.id,
-        name,
-        prefix: key.slice(0, DISPLAY_LENGTH),
-        keyHash: sha256(key),
-      });
+      return this.issue(tx.getRepository(ApiKey), account, name);
     });
-    return { key, prefix: key.slice(0, DISPLAY_LENGTH), email: address };
+  }
+
+  /** Creates a key for a signed-in account. */
+  async createFor(account: { id: string; email: string }, name: string): Promise<CreatedKey> {
+    return this.issue(this.keys, account, name);
+  }
+
+  private async issue(
+    keys: Repository<ApiKey>,
+    account: { id: string; email: string },
+    name: string,
+  ): Promise<CreatedKey> {
+    const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+    const prefix = key.slice(0, DISPLAY_LENGTH);
+    await keys.insert({ accountId: account.id, name, prefix, keyHash: sha256(key) });
+    return { key, prefix, email: account.email };
   }
 
   /** The active key matching `token`, or undefined. */
@@ -89,9 +98,15 @@ export class ApiKeysService {
     return this.revokeKey(matches[0]);
   }
 
-  /** Revokes the key with this id (as the admin API lists it). */
-  async revokeById(id: string): Promise<ApiKey> {
-    const key = /^\d{1,18}$/.test(id) ? await this.keys.findOneBy({ id }) : null;
+  /**
+   * Revokes the key with this id (as the admin API and the dashboard list it). With
+   * `accountId`, only that account's keys: another account's id is as unknown as a
+   * missing one.
+   */
+  async revokeById(id: string, accountId?: string): Promise<ApiKey> {
+    const key = /^\d{1,18}$/.test(id)
+      ? await this.keys.findOneBy(accountId === undefined ? { id } : { id, accountId })
+      : null;
     if (!key) throw new KeyNotFoundError(`no key with id ${id}`);
     return this.revokeKey(key);
   }
@@ -99,6 +114,10 @@ export class ApiKeysService {
   private async revokeKey(key: ApiKey): Promise<ApiKey> {
     if (!key.revokedAt) await this.keys.update({ id: key.id }, { revokedAt: new Date() });
     return { ...key, revokedAt: key.revokedAt ?? new Date() };
+  }
+
+  async listFor(accountId: string): Promise<ApiKey[]> {
+    return this.keys.find({ where: { accountId }, order: { createdAt: 'DESC', id: 'DESC' } });
   }
 
   async list(email: string): Promise<ApiKey[]> {

@@ -1,9 +1,18 @@
 import { Module } from '@nestjs/common';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeysService } from './api-keys.service';
+import { LoginThrottleRepository } from './login-throttle.repository';
+import { SessionsRepository } from './sessions.repository';
+import { SignInService } from './sign-in.service';
 
 @Module({
-  providers: [ApiKeysService, ApiKeyGuard],
-  exports: [ApiKeysService, ApiKeyGuard],
+  providers: [
+    ApiKeysService,
+    ApiKeyGuard,
+    LoginThrottleRepository,
+    SessionsRepository,
+    SignInService,
+  ],
+  exports: [ApiKeysService, ApiKeyGuard, SessionsRepository, SignInService],
 })
 export class AuthModule {}

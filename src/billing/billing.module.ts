@@ -2,10 +2,13 @@ import { Module } from '@nestjs/common';
 import { Clock } from './clock';
 import { AccountsService } from './accounts.service';
 import { QuotaService } from './quota.service';
+import { StripeBillingService } from './stripe-billing.service';
+import { StripeWebhookController } from './stripe-webhook.controller';
 import { UsageRepository } from './usage.repository';
 
 @Module({
-  providers: [UsageRepository, QuotaService, Clock, AccountsService],
-  exports: [QuotaService, UsageRepository, Clock, AccountsService],
+  controllers: [StripeWebhookController],
+  providers: [UsageRepository, QuotaService, Clock, AccountsService, StripeBillingService],
+  exports: [QuotaService, UsageRepository, Clock, AccountsService, StripeBillingService],
 })
 export class BillingModule {}

@@ -61,7 +61,7 @@ export class QuotaService {
   }
 
   private billingUrl(): string {
-    return `${this.config.publicUrl.replace(/\/+$/, '')}/dashboard/billing`;
+    return `${this.config.publicUrl}/dashboard/billing`;
   }
 }
 

@@ -21,6 +21,19 @@ export interface AppConfig {
   publicUrl: string;
   /** Bearer token of the /admin endpoints; unset disables them. */
   adminToken?: string;
+  /** Dashboard cookies are Secure: the service is reached over HTTPS. */
+  secureCookies: boolean;
+  /** Unset: self-hosted, an operator sets plans. */
+  stripe?: StripeSettings;
+}
+
+export interface StripeSettings {
+  secretKey: string;
+  webhookSecret: string;
+  /** The recurring Price a Checkout subscription is for. */
+  priceId: string;
+  /** Another Stripe API base (stripe-mock, a test's stand-in); unset: api.stripe.com. */
+  apiUrl?: URL;
 }
 
 export class ConfigError extends Error {}
@@ -53,11 +66,23 @@ export function loadConfig(env: Env = process.env): AppConfig {
     logLevel: oneOf(env, 'FRESHFACTS_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
     publicUrl: '',
     adminToken: nonEmpty(env.FRESHFACTS_ADMIN_TOKEN),
+    secureCookies: false,
+    stripe: stripeSettings(env),
   };
   if (config.adminToken && config.adminToken.length < 24) {
     throw new ConfigError('FRESHFACTS_ADMIN_TOKEN must be at least 24 characters');
   }
-  config.publicUrl = nonEmpty(env.FRESHFACTS_PUBLIC_URL) ?? `http://${config.host}:${config.port}`;
+  const scheme = config.tlsCertFile ? 'https' : 'http';
+  config.publicUrl =
+    nonEmpty(env.FRESHFACTS_PUBLIC_URL) ?? `${scheme}://${config.host}:${config.port}`;
+  if (!/^https?:\/\/[^/]+/.test(config.publicUrl)) {
+    throw new ConfigError(
+      `FRESHFACTS_PUBLIC_URL must be an http(s) URL, got "${config.publicUrl}"`,
+    );
+  }
+  config.publicUrl = config.publicUrl.replace(/\/+$/, '');
+  // Behind a TLS-terminating proxy the service itself speaks HTTP, yet browsers use HTTPS.
+  config.secureCookies = config.publicUrl.startsWith('https:');
   if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) {
     throw new ConfigError('FRESHFACTS_TLS_CERT and FRESHFACTS_TLS_KEY must be set together');
   }
@@ -67,6 +92,36 @@ export function loadConfig(env: Env = process.env): AppConfig {
     );
   }
   return config;
+}
+
+const STRIPE_VARIABLES = [
+  'FRESHFACTS_STRIPE_SECRET_KEY',
+  'FRESHFACTS_STRIPE_WEBHOOK_SECRET',
+  'FRESHFACTS_STRIPE_PRICE_ID',
+] as const;
+
+function stripeSettings(env: Env): StripeSettings | undefined {
+  const [secretKey, webhookSecret, priceId] = STRIPE_VARIABLES.map((name) => nonEmpty(env[name]));
+  const apiUrl = nonEmpty(env.FRESHFACTS_STRIPE_API_URL);
+  if (!secretKey && !webhookSecret && !priceId) {
+    if (apiUrl) throw new ConfigError('FRESHFACTS_STRIPE_API_URL needs the other Stripe settings');
+    return undefined;
+  }
+  if (!secretKey || !webhookSecret || !priceId) {
+    throw new ConfigError(`${STRIPE_VARIABLES.join(', ')} must be set together`);
+  }
+  if (!webhookSecret.startsWith('whsec_')) {
+    throw new ConfigError('FRESHFACTS_STRIPE_WEBHOOK_SECRET must start with whsec_');
+  }
+  let url: URL | undefined;
+  if (apiUrl) {
+    try {
+      url = new URL(apiUrl);
+    } catch {
+      throw new ConfigError(`FRESHFACTS_STRIPE_API_URL must be a URL, got "${apiUrl}"`);
+    }
+  }
+  return { secretKey, webhookSecret, priceId, apiUrl: url };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

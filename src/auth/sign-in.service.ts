@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import * as argon2 from 'argon2';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { AccountExistsError } from '../billing/accounts.service';
+import { ProblemError } from '../common/problem';
+import { Account } from './account.entity';
+import { normaliseEmail } from './api-keys.service';
+import { LoginThrottleRepository } from './login-throttle.repository';
+
+export const MIN_PASSWORD = 12;
+/** argon2 hashes whatever it is given; a cap keeps one request from costing much. */
+export const MAX_PASSWORD = 1024;
+
+export class WeakPasswordError extends ProblemError {
+  constructor(detail: string) {
+    super(422, 'weak-password', 'Password not accepted', detail);
+  }
+}
+
+export class InvalidCredentialsError extends ProblemError {
+  constructor() {
+    super(401, 'invalid-credentials', 'Wrong email or password', 'Wrong email or password.');
+  }
+}
+
+export class LoginThrottledError extends ProblemError {
+  constructor(readonly retryAfter: number) {
+    super(
+      429,
+      'login-throttled',
+      'Too many login attempts',
+      `Too many login attempts for this address; try again in ${Math.ceil(retryAfter / 60)} minutes.`,
+      {},
+      { 'Retry-After': String(retryAfter) },
+    );
+  }
+}
+
+/** Sign-up and login of dashboard accounts: argon2id passwords and a login throttle. */
+@Injectable()
+export class SignInService {
+  /** Verified against when the address is unknown, so that timing does not tell. */
+  private decoy?: Promise<string>;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly throttle: LoginThrottleRepository,
+  ) {}
+
+  async signUp(email: string, password: string): Promise<Account> {
+    const address = normaliseEmail(email);
+    checkPassword(password);
+    const passwordHash = await argon2.hash(password, { type: argon2.argon2id });
+    try {
+      await this.db.getRepository(Account).insert({ email: address, plan: 'free', passwordHash });
+    } catch (err) {
+      // An account an operator made (no password) is not claimable by whoever signs
+      // up first with its address: there is no mail round-trip to prove ownership.
+      if (err instanceof QueryFailedError && /accounts_email/.test(err.message)) {
+        throw new AccountExistsError(`an account for ${address} exists; log in instead`);
+      }
+      throw err;
+    }
+    return this.db.getRepository(Account).findOneByOrFail({ email: address });
+  }
+
+  /** The account whose password this is; throttled per address. */
+  async logIn(email: string, password: string): Promise<Account> {
+    let address: string;
+    try {
+      address = normaliseEmail(email);
+    } catch {
+      throw new InvalidCredentialsError();
+    }
+    if (password.length > MAX_PASSWORD) throw new InvalidCredentialsError();
+    const retryAfter = await this.throttle.take(address);
+    if (retryAfter) throw new LoginThrottledError(retryAfter);
+    const account = await this.db
+      .getRepository(Account)
+      .createQueryBuilder('account')
+      .addSelect('account.passwordHash')
+      .where('account.email = :address', { address })
+      .getOne();
+    const hash = account?.passwordHash ?? (await this.decoyHash());
+    const valid = await argon2.verify(hash, password);
+    if (!account?.passwordHash || !valid) throw new InvalidCredentialsError();
+    await this.throttle.clear(address);
+    return account;
+  }
+
+  private decoyHash(): Promise<string> {
+    this.decoy ??= argon2.hash('not anybody’s password', { type: argon2.argon2id });
+    return this.decoy;
+  }
+}
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD) {
+    throw new WeakPasswordError(`Use at least ${MIN_PASSWORD} characters.`);
+  }
+  if (password.length > MAX_PASSWORD) {
+    throw new WeakPasswordError(`Use at most ${MAX_PASSWORD} characters.`);
+  }
+}

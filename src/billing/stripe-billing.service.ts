@@ -1,0 +1,208 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import Stripe from 'stripe';
+import { DataSource, EntityManager } from 'typeorm';
+import { Account } from '../auth/account.entity';
+import { ProblemError } from '../common/problem';
+import { AppConfig, CONFIG, StripeSettings } from '../config/config';
+import type { PlanName } from './plans';
+
+export class BillingNotConfiguredError extends ProblemError {
+  constructor() {
+    super(
+      404,
+      'billing-not-configured',
+      'No billing provider',
+      'This server takes no payments; an operator upgrades accounts with ' +
+        '`freshfacts accounts set-plan EMAIL paid`.',
+    );
+  }
+}
+
+export class InvalidWebhookSignatureError extends ProblemError {
+  constructor(detail: string) {
+    super(400, 'invalid-webhook-signature', 'Webhook signature not valid', detail);
+  }
+}
+
+export class BillingProviderError extends ProblemError {
+  constructor(detail: string) {
+    super(502, 'billing-provider-error', 'The billing provider failed', detail);
+  }
+}
+
+/** Subscription states in which the customer keeps the paid plan (past_due: Stripe is retrying). */
+const PAID_STATUSES = new Set(['active', 'trialing', 'past_due']);
+/** States after which the subscription will not pay again. */
+const ENDED_STATUSES = new Set(['canceled', 'unpaid', 'incomplete_expired']);
+
+/**
+ * Upgrades through Stripe: a Checkout session sells the subscription, and the
+ * webhook, whose signature is checked against the raw body, flips the plan.
+ */
+@Injectable()
+export class StripeBillingService {
+  private readonly logger = new Logger('Stripe');
+  private readonly settings?: StripeSettings;
+  private readonly stripe?: Stripe.Stripe;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: AppConfig,
+    private readonly db: DataSource,
+  ) {
+    this.settings = config.stripe;
+    if (!this.settings) return;
+    const api = this.settings.apiUrl;
+    this.stripe = Stripe(this.settings.secretKey, {
+      maxNetworkRetries: 2,
+      timeout: 20_000,
+      telemetry: false,
+      ...(api && {
+        host: api.hostname,
+        port: api.port || (api.protocol === 'http:' ? 80 : 443),
+        protocol: api.protocol === 'http:' ? 'http' : 'https',
+      }),
+    });
+  }
+
+  get enabled(): boolean {
+    return Boolean(this.stripe);
+  }
+
+  /** The URL of a Checkout page that subscribes `account` to the paid plan. */
+  async checkoutUrl(account: { accountId: string; email: string }): Promise<string> {
+    const { stripe, settings } = this.require();
+    const billing = `${this.config.publicUrl}/dashboard/billing`;
+    const customer = await this.customerOf(account.accountId);
+    const session = await this.call(() =>
+      stripe.checkout.sessions.create({
+        mode: 'subscription',
+        line_items: [{ price: settings.priceId, quantity: 1 }],
+        client_reference_id: account.accountId,
+        ...(customer ? { customer } : { customer_email: account.email }),
+        // Subscription events find the account by this when the subscription is not yet stored.
+        subscription_data: { metadata: { account_id: account.accountId } },
+        success_url: `${billing}?checkout=success`,
+        cancel_url: `${billing}?checkout=cancelled`,
+      }),
+    );
+    if (!session.url) throw new BillingProviderError('Stripe returned a session without a URL');
+    return session.url;
+  }
+
+  /** Stripe's customer portal for `account`, where it cancels or changes its card. */
+  async portalUrl(accountId: string): Promise<string> {
+    const { stripe } = this.require();
+    const customer = await this.customerOf(accountId);
+    if (!customer) throw new BillingProviderError('this account has no Stripe customer yet');
+    const portal = await this.call(() =>
+      stripe.billingPortal.sessions.create({
+        customer,
+        return_url: `${this.config.publicUrl}/dashboard/billing`,
+      }),
+    );
+    return portal.url;
+  }
+
+  /**
+   * Verifies and applies one webhook delivery. A delivery seen before is acknowledged
+   * and skipped; the plan change and the record of the event commit together, so a
+   * failure leaves Stripe to retry.
+   */
+  async handleWebhook(body: unknown, signature: string | undefined): Promise<{ applied: boolean }> {
+    const { stripe, settings } = this.require();
+    if (!Buffer.isBuffer(body) || !body.length) {
+      throw new InvalidWebhookSignatureError('the request has no body');
+    }
+    if (!signature)
+      throw new InvalidWebhookSignatureError('the Stripe-Signature header is missing');
+    let event: Stripe.Event;
+    try {
+      event = stripe.webhooks.constructEvent(body, signature, settings.webhookSecret);
+    } catch (err) {
+      throw new InvalidWebhookSignatureError((err as Error).message);
+    }
+    return this.db.transaction(async (tx) => {
+      const fresh: unknown[] = await tx.query(
+        `INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id`,
+        [event.id, event.type],
+      );
+      if (!fresh.length) return { applied: false };
+      return { applied: await this.apply(tx, event) };
+    });
+  }
+
+  private async apply(tx: EntityManager, event: Stripe.Event): Promise<boolean> {
+    switch (event.type) {
+      case 'checkout.session.completed': {
+        const session = event.data.object;
+        if (session.mode !== 'subscription' || !session.client_reference_id) return false;
+        if (!/^\d{1,18}$/.test(session.client_reference_id)) return false;
+        return this.update(tx, { id: session.client_reference_id }, 'paid', {
+          stripeCustomerId: idOf(session.customer),
+          stripeSubscriptionId: idOf(session.subscription),
+        });
+      }
+      case 'customer.subscription.created':
+      case 'customer.subscription.updated':
+      case 'customer.subscription.deleted': {
+        const subscription = event.data.object;
+        const status =
+          event.type === 'customer.subscription.deleted' ? 'canceled' : subscription.status;
+        const plan: PlanName | undefined = PAID_STATUSES.has(status)
+          ? 'paid'
+          : ENDED_STATUSES.has(status)
+            ? 'free'
+            : undefined;
+        if (!plan) return false;
+        const owner = subscription.metadata?.account_id;
+        const where = { stripeSubscriptionId: subscription.id };
+        const matched = await this.update(tx, where, plan, {
+          stripeCustomerId: idOf(subscription.customer),
+        });
+        if (matched || !owner || !/^\d{1,18}$/.test(owner) || plan === 'free') return matched;
+        return this.update(tx, { id: owner }, plan, {
+          stripeCustomerId: idOf(subscription.customer),
+          stripeSubscriptionId: subscription.id,
+        });
+      }
+      default:
+        return false;
+    }
+  }
+
+  private async update(
+    tx: EntityManager,
+    where: { id: string } | { stripeSubscriptionId: string },
+    plan: PlanName,
+    ids: Partial<Pick<Account, 'stripeCustomerId' | 'stripeSubscriptionId'>>,
+  ): Promise<boolean> {
+    const known = Object.fromEntries(Object.entries(ids).filter(([, value]) => value));
+    const result = await tx.getRepository(Account).update(where, { plan, ...known });
+    if (!result.affected) this.logger.warn(`no account matches ${JSON.stringify(where)}`);
+    return Boolean(result.affected);
+  }
+
+  private async customerOf(accountId: string): Promise<string | undefined> {
+    const account = await this.db.getRepository(Account).findOneBy({ id: accountId });
+    return account?.stripeCustomerId ?? undefined;
+  }
+
+  private require(): { stripe: Stripe.Stripe; settings: StripeSettings } {
+    if (!this.stripe || !this.settings) throw new BillingNotConfiguredError();
+    return { stripe: this.stripe, settings: this.settings };
+  }
+
+  private async call<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (err) {
+      this.logger.error(`Stripe API call failed: ${(err as Error).message}`);
+      throw new BillingProviderError(`Stripe did not answer: ${(err as Error).message}`);
+    }
+  }
+}
+
+function idOf(value: string | { id: string } | null | undefined): string | undefined {
+  if (!value) return undefined;
+  return typeof value === 'string' ? value : value.id;
+}
