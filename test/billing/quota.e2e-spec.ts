@@ -5,6 +5,7 @@ import { AccountsService } from '../../src/billing/accounts.service';
 import { UsageRepository } from '../../src/billing/usage.repository';
 import { SearchService } from '../../src/search/search.service';
 import { startApp, TestApp } from '../support/app';
+import { DashboardClient } from '../support/dashboard';
 import { CATANIA } from '../support/corpus';
 
 /** Sends `total` searches over `connections` concurrent keep-alive connections. */
@@ -44,7 +45,8 @@ describe('the free-tier monthly quota', () => {
   afterAll(() => t.close());
 
   it('answers exactly 1,000 of 1,100 concurrent calls, then 402 with the limit and the billing page', async () => {
-    const { key } = await t.app.get(ApiKeysService).create('free@example.com');
+    const owner = await new DashboardClient(t.url).signUp('free@example.com');
+    const key = await owner.createKey('burst');
     const [account] = await t.app.get(ApiKeysService).list('free@example.com');
     // Over the wire the app gets one connection to PGlite (see test/support/app.ts)
     // and a call takes ~70 ms, so there the first 990 calls are counted directly and
@@ -69,6 +71,10 @@ describe('the free-tier monthly quota', () => {
     expect(refused.body.billing_url).toMatch(/\/dashboard\/billing$/);
     expect(refused.headers['ratelimit']).toMatch(/^"monthly";r=0;t=\d+$/);
     expect(await t.app.get(UsageRepository).monthCalls(account.accountId, '2026-11-01')).toBe(1000);
+    expect(await owner.callsThisMonth()).toBe('1,000');
+    const page = await owner.agent.get('/dashboard/usage').expect(200);
+    expect(page.text).toContain('<strong>0</strong> left');
+    expect(page.text).toContain('data-day="2026-11-15" data-calls="1000"');
   }, 120_000);
 
   it('tells a keyed caller its remaining calls and when they reset', async () => {

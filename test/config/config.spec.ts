@@ -19,7 +19,10 @@ describe('settings', () => {
     );
     const read = new Set(
       sources('src').flatMap((file) =>
-        [...readFileSync(file, 'utf8').matchAll(/env\.([A-Z][A-Z_]+)/g)].map((m) => m[1]),
+        // env.NAME, and names read through a list ('FRESHFACTS_…').
+        [...readFileSync(file, 'utf8').matchAll(/env\.([A-Z][A-Z_]+)|'(FRESHFACTS_[A-Z_]+)'/g)].map(
+          (m) => m[1] ?? m[2],
+        ),
       ),
     );
     expect(read.size).toBeGreaterThan(5);
@@ -39,8 +42,41 @@ describe('settings', () => {
     [{ FRESHFACTS_EMBEDDER: 'magic' }, /FRESHFACTS_EMBEDDER/],
     [{ FRESHFACTS_TLS_CERT: 'cert.pem' }, /together/],
     [{ FRESHFACTS_EMBEDDER: 'openai' }, /FRESHFACTS_EMBEDDINGS_URL/],
+    [
+      { FRESHFACTS_PUBLIC_URL: 'facts.example.com' },
+      /FRESHFACTS_PUBLIC_URL must be an http\(s\) URL/,
+    ],
+    [{ FRESHFACTS_STRIPE_SECRET_KEY: 'sk_live_x' }, /must be set together/],
+    [
+      {
+        FRESHFACTS_STRIPE_SECRET_KEY: 'sk_live_x',
+        FRESHFACTS_STRIPE_WEBHOOK_SECRET: 'secret',
+        FRESHFACTS_STRIPE_PRICE_ID: 'price_x',
+      },
+      /must start with whsec_/,
+    ],
+    [{ FRESHFACTS_STRIPE_API_URL: 'http://127.0.0.1:12111' }, /needs the other Stripe settings/],
   ])('refuses %j with a message naming the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('marks cookies Secure when browsers reach the service over HTTPS', () => {
+    expect(loadConfig({}).secureCookies).toBe(false);
+    const proxied = loadConfig({ FRESHFACTS_PUBLIC_URL: 'https://facts.example.com/' });
+    expect(proxied.secureCookies).toBe(true);
+    expect(proxied.publicUrl).toBe('https://facts.example.com');
+  });
+
+  it('turns Stripe on only with its key, webhook secret and price together', () => {
+    expect(loadConfig({}).stripe).toBeUndefined();
+    const config = loadConfig({
+      FRESHFACTS_STRIPE_SECRET_KEY: 'sk_test_x',
+      FRESHFACTS_STRIPE_WEBHOOK_SECRET: 'whsec_x',
+      FRESHFACTS_STRIPE_PRICE_ID: 'price_x',
+      FRESHFACTS_STRIPE_API_URL: 'http://127.0.0.1:12111',
+    });
+    expect(config.stripe).toMatchObject({ secretKey: 'sk_test_x', priceId: 'price_x' });
+    expect(config.stripe?.apiUrl?.port).toBe('12111');
   });
 });
