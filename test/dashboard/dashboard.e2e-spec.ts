@@ -272,7 +272,7 @@ describe('the dashboard behind HTTPS', () => {
     expect(page.headers['strict-transport-security']).toMatch(/max-age=\d+/);
     // The cookie jar holds Secure cookies back over plain HTTP, as a browser would;
     // the form goes with the page's token and the cookie set by hand.
-    const cookie = /ff_csrf=([^;]+)/.exec(page.headers['set-cookie']![0])![1];
+    const cookie = /ff_csrf=([^;]+)/.exec(page.headers['set-cookie']?.[0] ?? '')![1];
     const res = await request(t.url)
       .post('/dashboard/signup')
       .set('Cookie', `ff_csrf=${cookie}`)
@@ -283,5 +283,45 @@ describe('the dashboard behind HTTPS', () => {
       c.startsWith('ff_session='),
     );
     expect(session).toMatch(/; Secure/);
+  });
+});
+
+describe('the dashboard’s logs at debug level', () => {
+  let t: TestApp;
+  let output: string[];
+  beforeAll(async () => {
+    output = [];
+    for (const stream of [process.stdout, process.stderr]) {
+      const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+      jest.spyOn(stream, 'write').mockImplementation((chunk: unknown, ...rest: unknown[]) => {
+        output.push(String(chunk));
+        return write(chunk, ...rest);
+      });
+    }
+    t = await startApp({
+      env: { FRESHFACTS_LOG_LEVEL: 'debug' },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    jest.restoreAllMocks();
+  });
+
+  it('never writes a password or a new key to its logs', async () => {
+    await new DashboardClient(t.url).signUp('quiet@example.com');
+    await new DashboardClient(t.url).logIn(401, 'quiet@example.com', 'a wrong but long password');
+    expect(output.join('')).toMatch(/Mapped \{\/dashboard\/keys, POST\}/); // the capture works
+    const owner = new DashboardClient(t.url);
+    await owner.logIn(303, 'quiet@example.com');
+    const key = await owner.createKey('secret');
+    await request(t.url)
+      .post('/v1/search')
+      .set('Authorization', `Bearer ${key}`)
+      .send({ query: 'x' })
+      .expect(200);
+    const logged = output.join('');
+    for (const secret of [key, PASSWORD, 'a wrong but long password']) {
+      expect(logged).not.toContain(secret);
+    }
   });
 });
