@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BillingModule } from '../billing/billing.module';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeysService } from './api-keys.service';
 import { LoginThrottleRepository } from './login-throttle.repository';
@@ -6,6 +7,7 @@ import { SessionsRepository } from './sessions.repository';
 import { SignInService } from './sign-in.service';
 
 @Module({
+  imports: [BillingModule],
   providers: [
     ApiKeysService,
     ApiKeyGuard,

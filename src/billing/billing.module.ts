@@ -1,6 +1,10 @@
 import { Module } from '@nestjs/common';
 import { Clock } from './clock';
 import { AccountsService } from './accounts.service';
+import { PaymentChallenges } from './payments/payment-challenges';
+import { PaymentMethods } from './payments/payment-methods';
+import { PaymentService } from './payments/payment.service';
+import { PaymentSpendsRepository } from './payments/payment-spends.repository';
 import { QuotaService } from './quota.service';
 import { StripeBillingService } from './stripe-billing.service';
 import { StripeWebhookController } from './stripe-webhook.controller';
@@ -8,7 +12,25 @@ import { UsageRepository } from './usage.repository';
 
 @Module({
   controllers: [StripeWebhookController],
-  providers: [UsageRepository, QuotaService, Clock, AccountsService, StripeBillingService],
-  exports: [QuotaService, UsageRepository, Clock, AccountsService, StripeBillingService],
+  providers: [
+    UsageRepository,
+    QuotaService,
+    Clock,
+    AccountsService,
+    StripeBillingService,
+    PaymentChallenges,
+    PaymentMethods,
+    PaymentSpendsRepository,
+    PaymentService,
+  ],
+  exports: [
+    QuotaService,
+    UsageRepository,
+    Clock,
+    AccountsService,
+    StripeBillingService,
+    PaymentChallenges,
+    PaymentService,
+  ],
 })
 export class BillingModule {}

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { DataSource, EntityManager } from 'typeorm';
 import { Account } from '../auth/account.entity';
 import { ProblemError } from '../common/problem';
 import { AppConfig, CONFIG, StripeSettings } from '../config/config';
+import { stripeClient } from './payments/payment-methods';
 import type { PlanName } from './plans';
 
 export class BillingNotConfiguredError extends ProblemError {
@@ -51,17 +52,7 @@ export class StripeBillingService {
   ) {
     this.settings = config.stripe;
     if (!this.settings) return;
-    const api = this.settings.apiUrl;
-    this.stripe = Stripe(this.settings.secretKey, {
-      maxNetworkRetries: 2,
-      timeout: 20_000,
-      telemetry: false,
-      ...(api && {
-        host: api.hostname,
-        port: api.port || (api.protocol === 'http:' ? 80 : 443),
-        protocol: api.protocol === 'http:' ? 'http' : 'https',
-      }),
-    });
+    this.stripe = stripeClient(this.settings.secretKey, this.settings.apiUrl);
   }
 
   get enabled(): boolean {

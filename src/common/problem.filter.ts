@@ -1,6 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { Problem, PROBLEM_CONTENT_TYPE, ProblemError, problemType } from './problem';
+import {
+  Problem,
+  PROBLEM_CONTENT_TYPE,
+  ProblemError,
+  ProblemHeaders,
+  problemType,
+} from './problem';
 
 /** Renders every error of every route as application/problem+json. */
 @Catch()
@@ -13,7 +19,7 @@ export class ProblemFilter implements ExceptionFilter {
     sendProblem(response, problem, headers);
   }
 
-  private toProblem(error: unknown): [Problem, Record<string, string>] {
+  private toProblem(error: unknown): [Problem, ProblemHeaders] {
     if (error instanceof ProblemError) return [error.toProblem(), error.headers];
     if (error instanceof HttpException) {
       const status = error.getStatus();
@@ -43,7 +49,7 @@ export class ProblemFilter implements ExceptionFilter {
 export function sendProblem(
   response: Response,
   problem: Problem,
-  headers: Record<string, string> = {},
+  headers: ProblemHeaders = {},
 ): void {
   response
     .status(problem.status)

@@ -14,6 +14,9 @@ export function problemType(slug: string): string {
   return `/problems/${slug}`;
 }
 
+/** Response headers of an error; a list sends the header once per value. */
+export type ProblemHeaders = Record<string, string | string[]>;
+
 /**
  * An error the service raises on purpose, with the status and problem body it maps
  * to. Services throw subclasses; one exception filter renders them.
@@ -25,7 +28,7 @@ export class ProblemError extends Error {
     readonly title: string,
     readonly detail: string,
     readonly extensions: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
+    readonly headers: ProblemHeaders = {},
   ) {
     super(detail);
   }

@@ -25,6 +25,23 @@ export interface AppConfig {
   secureCookies: boolean;
   /** Unset: self-hosted, an operator sets plans. */
   stripe?: StripeSettings;
+  /** Pay per call on search (the HTTP `Payment` scheme); unset: search without a key gets 402 without a challenge. */
+  payments?: PaymentSettings;
+}
+
+export type PaymentMethodName = 'test' | 'stripe';
+
+export interface PaymentSettings {
+  /** HMAC key of challenge ids; the first signs, all verify (old ones until their challenges expire). */
+  secrets: string[];
+  methods: PaymentMethodName[];
+  /** Price of one search, in the currency's smallest unit (cents for usd). */
+  amount: string;
+  currency: string;
+  recipient: string;
+  ttlSeconds: number;
+  /** The Stripe business network profile that shared payment tokens are granted to. */
+  stripeNetworkId?: string;
 }
 
 export interface StripeSettings {
@@ -69,6 +86,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     secureCookies: false,
     stripe: stripeSettings(env),
   };
+  config.payments = paymentSettings(env, config.stripe);
   if (config.adminToken && config.adminToken.length < 24) {
     throw new ConfigError('FRESHFACTS_ADMIN_TOKEN must be at least 24 characters');
   }
@@ -122,6 +140,71 @@ function stripeSettings(env: Env): StripeSettings | undefined {
     }
   }
   return { secretKey, webhookSecret, priceId, apiUrl: url };
+}
+
+const PAYMENT_METHODS = ['test', 'stripe'] as const;
+const MIN_SECRET_BYTES = 32;
+
+function paymentSettings(env: Env, stripe?: StripeSettings): PaymentSettings | undefined {
+  const secret = nonEmpty(env.FRESHFACTS_PAYMENT_SECRET);
+  const methods = (nonEmpty(env.FRESHFACTS_PAYMENT_METHODS) ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (!secret) {
+    if (methods.length)
+      throw new ConfigError('FRESHFACTS_PAYMENT_METHODS needs FRESHFACTS_PAYMENT_SECRET');
+    return undefined;
+  }
+  const secrets = [secret, ...(env.FRESHFACTS_PAYMENT_OLD_SECRETS ?? '').split(',')]
+    .map((value) => value.trim())
+    .filter(Boolean);
+  for (const value of secrets) {
+    if (Buffer.byteLength(value) < MIN_SECRET_BYTES) {
+      throw new ConfigError(
+        `FRESHFACTS_PAYMENT_SECRET and FRESHFACTS_PAYMENT_OLD_SECRETS must be at least ${MIN_SECRET_BYTES} bytes each`,
+      );
+    }
+  }
+  if (!methods.length) {
+    throw new ConfigError(
+      `FRESHFACTS_PAYMENT_METHODS must name the accepted methods (${PAYMENT_METHODS.join(', ')})`,
+    );
+  }
+  for (const method of methods) {
+    if (!(PAYMENT_METHODS as readonly string[]).includes(method)) {
+      throw new ConfigError(
+        `FRESHFACTS_PAYMENT_METHODS: unknown method "${method}" (known: ${PAYMENT_METHODS.join(', ')})`,
+      );
+    }
+  }
+  const stripeNetworkId = nonEmpty(env.FRESHFACTS_PAYMENT_STRIPE_NETWORK_ID);
+  if (methods.includes('stripe') && (!stripe || !stripeNetworkId)) {
+    throw new ConfigError(
+      'the stripe payment method needs the FRESHFACTS_STRIPE_* settings and FRESHFACTS_PAYMENT_STRIPE_NETWORK_ID',
+    );
+  }
+  const amount = nonEmpty(env.FRESHFACTS_PAYMENT_AMOUNT) ?? '1';
+  if (!/^[1-9]\d{0,15}$/.test(amount)) {
+    throw new ConfigError(
+      `FRESHFACTS_PAYMENT_AMOUNT must be a positive whole number of the currency's smallest unit, got "${amount}"`,
+    );
+  }
+  const currency = (nonEmpty(env.FRESHFACTS_PAYMENT_CURRENCY) ?? 'usd').toLowerCase();
+  if (!/^[a-z]{3}$/.test(currency)) {
+    throw new ConfigError(
+      `FRESHFACTS_PAYMENT_CURRENCY must be an ISO 4217 code, got "${currency}"`,
+    );
+  }
+  return {
+    secrets,
+    methods: methods as PaymentMethodName[],
+    amount,
+    currency,
+    recipient: nonEmpty(env.FRESHFACTS_PAYMENT_RECIPIENT) ?? 'freshfacts',
+    ttlSeconds: integer(env, 'FRESHFACTS_PAYMENT_TTL_SECONDS', 300, 10, 86_400),
+    stripeNetworkId,
+  };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { ProblemError } from '../common/problem';
+import { ProblemError, ProblemHeaders } from '../common/problem';
 import { SignInRequiredError } from './dashboard.guard';
 
 /** Errors of dashboard pages as pages: a visitor without a session goes to the login page. */
@@ -14,7 +14,7 @@ export class DashboardFilter implements ExceptionFilter {
     let status = 500;
     let title = 'Something went wrong';
     let detail = 'The server failed to show this page; it has been logged. Try again shortly.';
-    let headers: Record<string, string> = {};
+    let headers: ProblemHeaders = {};
     if (error instanceof ProblemError) {
       ({ status, title, detail, headers } = error);
     } else if (error instanceof HttpException) {

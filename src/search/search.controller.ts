@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiKeyGuard, CallerAccount, PaymentAccepted } from '../auth/api-key.guard';
+import { ApiKeyGuard, KeyOrPayment, PayingCaller, PaymentAccepted } from '../auth/api-key.guard';
+import { PaymentService } from '../billing/payments/payment.service';
 import { Caller, QuotaService } from '../billing/quota.service';
 import { SearchRequestDto } from './search-request.dto';
 import { MODEL_CUTOFF_HEADER, SearchResponseDto } from './search-response.dto';
@@ -15,6 +16,7 @@ export class SearchController {
   constructor(
     private readonly search: SearchService,
     private readonly quota: QuotaService,
+    private readonly payments: PaymentService,
   ) {}
 
   /** Dated, sourced facts for one question, newest first or most relevant first. */
@@ -26,15 +28,20 @@ export class SearchController {
   @ApiResponse({
     status: 402,
     description:
-      'No Authorization header (payment required), or the monthly free-tier limit is reached.',
+      'No Authorization header: a payment challenge (WWW-Authenticate: Payment …), or a ' +
+      'refused payment credential (a fresh challenge); or the free-tier monthly limit is reached.',
   })
   @ApiResponse({ status: 422, description: 'Invalid body (problem+json with errors).' })
   async post(
     @Body() body: SearchRequestDto,
-    @CallerAccount() caller: Caller,
+    @KeyOrPayment() caller: Caller | PayingCaller,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SearchResponseDto> {
-    const answer = await this.quota.metered(caller, res, () => this.search.find(body));
+    const find = () => this.search.find(body);
+    const answer =
+      'payment' in caller
+        ? await this.payments.settled(caller.payment, res, find)
+        : await this.quota.metered(caller, res, find);
     setCutoffHeader(res, answer);
     return { results: answer.facts };
   }

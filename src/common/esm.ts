@@ -1,0 +1,8 @@
+/**
+ * Loads an ES-module-only package from this CommonJS build. tsc would compile a
+ * plain `import()` into `require()`, which Jest's module sandbox cannot do for ES
+ * modules; a function built at run time keeps the real `import()`.
+ */
+export const importEsm = new Function('specifier', 'return import(specifier)') as (
+  specifier: string,
+) => Promise<unknown>;
