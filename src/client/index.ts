@@ -18,10 +18,9 @@ import { importEsm } from '../common/esm';
  * ```
  */
 export async function payingFetch(payers: Payer[]): Promise<typeof fetch> {
-  const [core, client] = (await Promise.all([importEsm('mppx'), importEsm('mppx/client')])) as [
-    MppxCore,
-    MppxClient,
-  ];
+  // One after the other: Jest's ES module linker trips over two concurrent first loads.
+  const core = (await importEsm('mppx')) as MppxCore;
+  const client = (await importEsm('mppx/client')) as MppxClient;
   const methods = payers.map((payer) => payer.toMppx(core, client));
   return client.Mppx.create({ methods, polyfill: false }).fetch;
 }
@@ -63,13 +62,18 @@ export function testPayer(): Payer {
 
 /**
  * Stripe: `createToken` gets the amount, currency and network of the challenge and
- * returns a shared payment token (SPT) granted to the service's Stripe profile.
+ * the payer's PaymentMethod, and returns a shared payment token (SPT) granted to
+ * the service's Stripe profile.
  */
-export function stripePayer(createToken: (offer: StripeOffer) => Promise<string>): Payer {
+export function stripePayer(options: {
+  /** The payer's Stripe PaymentMethod, e.g. `pm_…`. */
+  paymentMethod: string;
+  createToken(offer: StripeOffer): Promise<string>;
+}): Payer {
   return {
     method: 'stripe',
     toMppx(_core, client) {
-      return client.stripe.charge({ createToken });
+      return client.stripe.charge(options);
     },
   };
 }
@@ -78,6 +82,7 @@ export interface StripeOffer {
   amount: string;
   currency: string;
   networkId: string;
+  paymentMethod: string;
   expiresAt: number;
 }
 
@@ -109,5 +114,10 @@ export interface MppxCore {
 }
 export interface MppxClient {
   Mppx: { create(options: { methods: unknown[]; polyfill: false }): { fetch: typeof fetch } };
-  stripe: { charge(options: { createToken(offer: StripeOffer): Promise<string> }): unknown };
+  stripe: {
+    charge(options: {
+      paymentMethod: string;
+      createToken(offer: StripeOffer): Promise<string>;
+    }): unknown;
+  };
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiKeyGuard, KeyOrPayment, PayingCaller, PaymentAccepted } from '../auth/api-key.guard';
 import { PaymentService } from '../billing/payments/payment.service';
@@ -23,6 +23,13 @@ export class SearchController {
   @Post()
   @HttpCode(200)
   @PaymentAccepted()
+  @ApiHeader({
+    name: 'Payment-Authorization',
+    required: false,
+    description:
+      'Pay per call without a key: "Payment <base64url JSON>" answering a 402 challenge ' +
+      '(HTTP Payment scheme). Sent without Authorization.',
+  })
   @ApiOkResponse({ type: SearchResponseDto })
   @ApiResponse({ status: 401, description: 'Invalid or revoked API key.' })
   @ApiResponse({

@@ -1,7 +1,9 @@
 import { createHash, createHmac } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Clock } from '../../src/billing/clock';
-import { MppxCore, payingFetch, testPayer } from '../../src/client';
+import { MppxCore, payingFetch, stripePayer, testPayer } from '../../src/client';
 import { importEsm } from '../../src/common/esm';
 import { SearchService } from '../../src/search/search.service';
 import { startApp, TestApp } from '../support/app';
@@ -324,5 +326,110 @@ describe('search without a key on a server that takes no payments', () => {
     const res = await request(t.url).post('/v1/search').send(QUESTION).expect(402);
     expect(res.headers['www-authenticate']).toBeUndefined();
     expect(res.body.type).toBe('/problems/payment-required');
+  });
+});
+
+describe('pay per call with Stripe shared payment tokens', () => {
+  // A stand-in for Stripe's API, only for the PaymentIntent that settles a token:
+  // the real API cannot be reached from here. It answers as Stripe documents,
+  // including idempotent replays and a declined card.
+  const intents: { form: URLSearchParams; idempotencyKey?: string }[] = [];
+  let standIn: Server;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    const seen = new Map<string, string>();
+    standIn = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const form = new URLSearchParams(body);
+        const key = req.headers['idempotency-key'] as string | undefined;
+        intents.push({ form, idempotencyKey: key });
+        res.setHeader('content-type', 'application/json');
+        if (req.url !== '/v1/payment_intents') {
+          res.statusCode = 404;
+          return res.end('{"error":{"type":"invalid_request_error","message":"unknown"}}');
+        }
+        if (form.get('shared_payment_granted_token') === 'spt_declined') {
+          res.statusCode = 402;
+          return res.end(
+            '{"error":{"type":"card_error","code":"card_declined","message":"Your card was declined."}}',
+          );
+        }
+        const replayed = key !== undefined && seen.has(key);
+        const id = seen.get(key ?? '') ?? `pi_test_${seen.size + 1}`;
+        if (key) seen.set(key, id);
+        if (replayed) res.setHeader('idempotent-replayed', 'true');
+        res.end(JSON.stringify({ id, object: 'payment_intent', status: 'succeeded' }));
+      });
+    });
+    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+    const port = (standIn.address() as AddressInfo).port;
+    t = await startApp({
+      facts: CATANIA,
+      env: {
+        FRESHFACTS_STRIPE_SECRET_KEY: 'sk_test_freshfacts',
+        FRESHFACTS_STRIPE_WEBHOOK_SECRET: 'whsec_test',
+        FRESHFACTS_STRIPE_PRICE_ID: 'price_test',
+        FRESHFACTS_STRIPE_API_URL: `http://127.0.0.1:${port}`,
+        FRESHFACTS_PAYMENT_SECRET: SECRET,
+        FRESHFACTS_PAYMENT_METHODS: 'stripe',
+        FRESHFACTS_PAYMENT_STRIPE_NETWORK_ID: 'profile_test_freshfacts',
+        FRESHFACTS_PAYMENT_AMOUNT: '50',
+      },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await new Promise((resolve) => standIn.close(resolve));
+  });
+
+  const paidSearch = async (token: string) => {
+    const paying = await payingFetch([
+      stripePayer({ paymentMethod: 'pm_card_visa', createToken: () => Promise.resolve(token) }),
+    ]);
+    return paying(`${t.url}/v1/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(QUESTION),
+    });
+  };
+
+  it('offers a Stripe challenge and settles the token as one confirmed PaymentIntent', async () => {
+    const challenge = await request(t.url).post('/v1/search').send(QUESTION).expect(402);
+    const c = parseChallenge(challenge.headers['www-authenticate']);
+    expect(c.method).toBe('stripe');
+    expect(b64json(c.request)).toEqual({
+      amount: '50',
+      currency: 'usd',
+      recipient: 'freshfacts',
+      methodDetails: { networkId: 'profile_test_freshfacts', paymentMethodTypes: ['card'] },
+    });
+
+    const res = await paidSearch('spt_test_good');
+    expect(res.status).toBe(200);
+    expect(b64json(res.headers.get('payment-receipt')!)).toMatchObject({
+      status: 'success',
+      method: 'stripe',
+      reference: 'pi_test_1',
+    });
+    const [intent] = intents;
+    expect(Object.fromEntries(intent.form)).toMatchObject({
+      amount: '50',
+      currency: 'usd',
+      confirm: 'true',
+      shared_payment_granted_token: 'spt_test_good',
+    });
+    expect(intent.idempotencyKey).toMatch(/^mpp_.+_spt_test_good$/);
+  });
+
+  it('refuses a declined token with verification-failed and no receipt', async () => {
+    const res = await paidSearch('spt_declined');
+    expect(res.status).toBe(402);
+    const problem = (await res.json()) as { type: string; detail: string };
+    expect(problem.type).toBe('https://paymentauth.org/problems/verification-failed');
+    expect(problem.detail).toContain('Your card was declined.');
+    expect(res.headers.get('payment-receipt')).toBeNull();
   });
 });

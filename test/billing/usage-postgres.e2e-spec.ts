@@ -1,15 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { BILLING_DDL } from '../../migrations/1763856000000-Billing';
+import { DASHBOARD_DDL } from '../../migrations/1763942400000-Dashboard';
 import { ACCOUNTS_DDL } from '../../migrations/1763769600000-Init';
+import { PAYMENTS_DDL } from '../../migrations/1764028800000-Payments';
+import { LOGIN_ATTEMPTS, LoginThrottleRepository } from '../../src/auth/login-throttle.repository';
+import { PaymentSpendsRepository } from '../../src/billing/payments/payment-spends.repository';
 import { UsageRepository } from '../../src/billing/usage.repository';
 
-// The counting statement under real concurrency: the machine's PostgreSQL 15 runs
-// statements truly in parallel over 16 connections, where PGlite serialises them.
-// The billing tables need no pgvector, so they are created here from the migrations' DDL.
-describe('the usage counter on PostgreSQL 15 with 16 connections', () => {
+// The statements that must decide once under real concurrency: the machine's
+// PostgreSQL 15 runs them truly in parallel over 16 connections, where PGlite
+// serialises them. These tables need no pgvector, so they are created here from the
+// migrations' DDL.
+describe('the counting statements on PostgreSQL 15 with 16 connections', () => {
   const url = process.env.FRESHFACTS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `ff_quota_${randomBytes(4).toString('hex')}`;
+  const schema = `ff_counts_${randomBytes(4).toString('hex')}`;
   let db: DataSource;
   let setup: DataSource;
 
@@ -22,7 +27,9 @@ describe('the usage counter on PostgreSQL 15 with 16 connections', () => {
       poolSize: 16,
       extra: { options: `-c search_path=${schema}` },
     }).initialize();
-    for (const statement of [...ACCOUNTS_DDL, ...BILLING_DDL]) await db.query(statement);
+    for (const statement of [...ACCOUNTS_DDL, ...BILLING_DDL, ...DASHBOARD_DDL, ...PAYMENTS_DDL]) {
+      await db.query(statement);
+    }
   });
   afterAll(async () => {
     await db.destroy();
@@ -44,4 +51,29 @@ describe('the usage counter on PostgreSQL 15 with 16 connections', () => {
     expect(await usage.monthCalls(id, '2026-11-01')).toBe(1000);
     expect(await usage.daily(id, '2026-11-01')).toEqual([{ day: '2026-11-22', calls: 1000 }]);
   }, 60_000);
+
+  it('spends one payment challenge once out of 20 concurrent claims', async () => {
+    const spends = new PaymentSpendsRepository(db);
+    const expires = new Date(Date.now() + 60_000);
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, () => spends.claim('challenge-1', expires)),
+    );
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    await spends.release('challenge-1');
+    expect(await spends.claim('challenge-1', expires)).toBe(true);
+  });
+
+  it(`lets exactly ${LOGIN_ATTEMPTS} of 200 concurrent login attempts through`, async () => {
+    const throttle = new LoginThrottleRepository(db);
+    const waits = await Promise.all(
+      Array.from({ length: 200 }, () => throttle.take('target@example.com')),
+    );
+    expect(waits.filter((wait) => wait === 0)).toHaveLength(LOGIN_ATTEMPTS);
+    for (const wait of waits.filter(Boolean)) {
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(15 * 60);
+    }
+    await throttle.clear('target@example.com');
+    expect(await throttle.take('target@example.com')).toBe(0);
+  });
 });

@@ -9,6 +9,8 @@ function sources(dir: string): string[] {
   });
 }
 
+const SECRET = 'x'.repeat(32);
+
 describe('settings', () => {
   it('documents in .env.example every variable the code reads', () => {
     const documented = new Set(
@@ -56,6 +58,36 @@ describe('settings', () => {
       /must start with whsec_/,
     ],
     [{ FRESHFACTS_STRIPE_API_URL: 'http://127.0.0.1:12111' }, /needs the other Stripe settings/],
+    [{ FRESHFACTS_PAYMENT_METHODS: 'test' }, /needs FRESHFACTS_PAYMENT_SECRET/],
+    [
+      { FRESHFACTS_PAYMENT_SECRET: 'short', FRESHFACTS_PAYMENT_METHODS: 'test' },
+      /at least 32 bytes/,
+    ],
+    [{ FRESHFACTS_PAYMENT_SECRET: SECRET }, /must name the accepted methods/],
+    [
+      { FRESHFACTS_PAYMENT_SECRET: SECRET, FRESHFACTS_PAYMENT_METHODS: 'test,cash' },
+      /unknown method "cash"/,
+    ],
+    [
+      { FRESHFACTS_PAYMENT_SECRET: SECRET, FRESHFACTS_PAYMENT_METHODS: 'stripe' },
+      /FRESHFACTS_PAYMENT_STRIPE_NETWORK_ID/,
+    ],
+    [
+      {
+        FRESHFACTS_PAYMENT_SECRET: SECRET,
+        FRESHFACTS_PAYMENT_METHODS: 'test',
+        FRESHFACTS_PAYMENT_AMOUNT: '0.5',
+      },
+      /FRESHFACTS_PAYMENT_AMOUNT must be a positive whole number/,
+    ],
+    [
+      {
+        FRESHFACTS_PAYMENT_SECRET: SECRET,
+        FRESHFACTS_PAYMENT_METHODS: 'test',
+        FRESHFACTS_PAYMENT_OLD_SECRETS: 'old',
+      },
+      /at least 32 bytes/,
+    ],
   ])('refuses %j with a message naming the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -78,5 +110,22 @@ describe('settings', () => {
     });
     expect(config.stripe).toMatchObject({ secretKey: 'sk_test_x', priceId: 'price_x' });
     expect(config.stripe?.apiUrl?.port).toBe('12111');
+  });
+
+  it('turns pay per call on with a secret and explicit methods', () => {
+    expect(loadConfig({}).payments).toBeUndefined();
+    const config = loadConfig({
+      FRESHFACTS_PAYMENT_SECRET: SECRET,
+      FRESHFACTS_PAYMENT_OLD_SECRETS: `${'y'.repeat(40)}, ${'z'.repeat(32)}`,
+      FRESHFACTS_PAYMENT_METHODS: 'test',
+      FRESHFACTS_PAYMENT_CURRENCY: 'EUR',
+    });
+    expect(config.payments).toMatchObject({
+      secrets: [SECRET, 'y'.repeat(40), 'z'.repeat(32)],
+      methods: ['test'],
+      amount: '1',
+      currency: 'eur',
+      ttlSeconds: 300,
+    });
   });
 });

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { LOGIN_ATTEMPTS } from '../../src/auth/login-throttle.repository';
+import { payingFetch, testPayer } from '../../src/client';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA } from '../support/corpus';
 import { csrfOf, DashboardClient, PASSWORD } from '../support/dashboard';
@@ -286,7 +287,9 @@ describe('the dashboard behind HTTPS', () => {
   });
 });
 
-describe('the dashboard’s logs at debug level', () => {
+const PAYMENT_SECRET = 'payment-secret-that-must-never-be-logged';
+
+describe('the service’s logs at debug level', () => {
   let t: TestApp;
   let output: string[];
   beforeAll(async () => {
@@ -299,7 +302,11 @@ describe('the dashboard’s logs at debug level', () => {
       });
     }
     t = await startApp({
-      env: { FRESHFACTS_LOG_LEVEL: 'debug' },
+      env: {
+        FRESHFACTS_LOG_LEVEL: 'debug',
+        FRESHFACTS_PAYMENT_SECRET: PAYMENT_SECRET,
+        FRESHFACTS_PAYMENT_METHODS: 'test',
+      },
     });
   });
   afterAll(async () => {
@@ -307,7 +314,7 @@ describe('the dashboard’s logs at debug level', () => {
     jest.restoreAllMocks();
   });
 
-  it('never writes a password or a new key to its logs', async () => {
+  it('never writes a password, a key, a payment credential or its secret to its logs', async () => {
     await new DashboardClient(t.url).signUp('quiet@example.com');
     await new DashboardClient(t.url).logIn(401, 'quiet@example.com', 'a wrong but long password');
     expect(output.join('')).toMatch(/Mapped \{\/dashboard\/keys, POST\}/); // the capture works
@@ -319,8 +326,22 @@ describe('the dashboard’s logs at debug level', () => {
       .set('Authorization', `Bearer ${key}`)
       .send({ query: 'x' })
       .expect(200);
+    const paying = await payingFetch([testPayer()]);
+    let credential = '';
+    const paid = await paying(`${t.url}/v1/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'x' }),
+    });
+    expect(paid.status).toBe(200);
+    const refused = await request(t.url)
+      .post('/v1/search')
+      .set('Payment-Authorization', (credential = 'Payment eyJicm9rZW4iOnRydWV9'))
+      .send({ query: 'x' })
+      .expect(402);
+    expect(refused.body.type).toMatch(/malformed-credential$/);
     const logged = output.join('');
-    for (const secret of [key, PASSWORD, 'a wrong but long password']) {
+    for (const secret of [key, PASSWORD, 'a wrong but long password', PAYMENT_SECRET, credential]) {
       expect(logged).not.toContain(secret);
     }
   });
