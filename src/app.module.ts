@@ -1,11 +1,14 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
+import { loggingOptions } from './common/logging';
 import { AppConfig, CONFIG } from './config/config';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './database/database.module';
 import { FactsModule } from './facts/facts.module';
 import { HealthModule } from './health/health.controller';
+import { MetricsModule } from './metrics/metrics.module';
 import { ModelsModule } from './models/models.module';
 import { ResearchModule } from './research/research.module';
 import { SearchModule } from './search/search.module';
@@ -30,6 +33,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.with(config),
+        LoggerModule.forRoot(loggingOptions(config)),
+        MetricsModule,
         DatabaseModule,
         FactsModule,
         ModelsModule,

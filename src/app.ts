@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
+import { MetricsService } from './metrics/metrics.service';
 import { formBody, jsonBody, rawBody } from './common/json-body';
 import { ProblemFilter } from './common/problem.filter';
 import { BodyValidationPipe } from './common/validation.pipe';
@@ -22,8 +24,12 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     abortOnError: false,
     httpsOptions,
     logger: LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1),
+    // Start-up lines wait for the JSON logger below.
+    bufferLogs: true,
   });
+  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  app.use(app.get(MetricsService).middleware());
   // The first parser to read a body wins: forms for the dashboard, the exact bytes for
   // Stripe's signature, JSON for everything else.
   app.use('/dashboard', formBody());

@@ -14,6 +14,8 @@ import {
   CREDENTIAL_HEADER,
   PaymentChallenges,
 } from '../billing/payments/payment-challenges';
+import { PaymentProblemError } from '../billing/payments/payment-errors';
+import { PaymentService } from '../billing/payments/payment.service';
 import { bearerToken } from '../common/bearer';
 import { ProblemError } from '../common/problem';
 import { ApiKeysService } from './api-keys.service';
@@ -79,6 +81,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly keys: ApiKeysService,
     private readonly reflector: Reflector,
     private readonly challenges: PaymentChallenges,
+    private readonly payments: PaymentService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -91,8 +94,13 @@ export class ApiKeyGuard implements CanActivate {
       // The challenge and the credential are bound to this request: route and body.
       const binding = bindingOf(request.method, request.path, request.body);
       const credential = request.get(CREDENTIAL_HEADER);
-      if (credential === undefined) throw this.challenges.required(binding);
-      request.caller = { payment: this.challenges.admit(credential, binding) };
+      try {
+        if (credential === undefined) throw this.challenges.required(binding);
+        request.caller = { payment: this.challenges.admit(credential, binding) };
+      } catch (err) {
+        if (err instanceof PaymentProblemError) this.payments.refused(err);
+        throw err;
+      }
       return true;
     }
     const token = bearerToken(header);

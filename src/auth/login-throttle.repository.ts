@@ -29,7 +29,10 @@ export class LoginThrottleRepository {
       [email, LOGIN_WINDOW_MINUTES],
     );
     const { attempts, retry_after } = rows[0];
-    return attempts > LOGIN_ATTEMPTS ? Math.max(1, retry_after) : 0;
+    // A concurrent attempt may have opened the window a moment after this statement's
+    // now(): the wait never exceeds one window.
+    const wait = Math.min(Math.max(1, retry_after), LOGIN_WINDOW_MINUTES * 60);
+    return attempts > LOGIN_ATTEMPTS ? wait : 0;
   }
 
   /** A successful login forgets the address's attempts (and any long-stale ones). */

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { ProblemError } from '../common/problem';
 import { AppConfig, CONFIG } from '../config/config';
+import { MetricsService } from '../metrics/metrics.service';
 import { Clock, monthOf, secondsToNextMonth } from './clock';
 import { PLANS, PlanName } from './plans';
 import { UsageRepository } from './usage.repository';
@@ -40,6 +41,7 @@ export class QuotaService {
     private readonly usage: UsageRepository,
     private readonly clock: Clock,
     @Inject(CONFIG) private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
 
   async metered<T>(caller: Caller, res: Response, call: () => Promise<T>): Promise<T> {
@@ -49,7 +51,10 @@ export class QuotaService {
     const count = await this.usage.charge(caller.accountId, month, day, limit);
     if (limit !== null) {
       const headers = rateLimitHeaders(limit, count ?? limit, secondsToNextMonth(now));
-      if (count === null) throw new QuotaExceededError(limit, month, this.billingUrl(), headers);
+      if (count === null) {
+        this.metrics.quotaRefusals.inc();
+        throw new QuotaExceededError(limit, month, this.billingUrl(), headers);
+      }
       res.set(headers);
     }
     try {

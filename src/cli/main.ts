@@ -3,11 +3,13 @@ import { Command, CommanderError } from 'commander';
 import { InvalidEmailError, KeyNotFoundError } from '../auth/api-keys.service';
 import { ConfigError } from '../config/config';
 import { DatabaseSetupError } from '../database/data-source';
+import { isDatabaseUnavailable } from '../database/errors';
 import { IngestFileError } from '../facts/fact-record';
 import { UsageError } from './context';
 import { AccountNotFoundError, UnknownPlanError } from '../billing/accounts.service';
 import { setPlan } from './accounts.command';
 import { BenchOptions, benchCommand } from './bench.command';
+import { migrateCommand } from './db.command';
 import { embedCommand } from './embed.command';
 import { EvalOptions, evalCommand } from './eval.command';
 import { ingestCommand } from './ingest.command';
@@ -69,6 +71,12 @@ function program(): Command {
     .option('--requests <n>', 'number of timed requests', '300')
     .action(async (options: BenchOptions) => exit(await benchCommand(options)));
   cli
+    .command('db')
+    .description('the database')
+    .command('migrate')
+    .description('apply pending schema migrations (serve does it too), then exit')
+    .action(async () => exit(await migrateCommand()));
+  cli
     .command('accounts')
     .description('manage accounts')
     .command('set-plan <email> <plan>')
@@ -105,6 +113,11 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (USER_ERRORS.some((type) => err instanceof type)) {
       console.error(`freshfacts: ${(err as Error).message}`);
+      process.exitCode = 2;
+      return;
+    }
+    if (isDatabaseUnavailable(err)) {
+      console.error(`freshfacts: cannot reach the database (${(err as Error).message})`);
       process.exitCode = 2;
       return;
     }

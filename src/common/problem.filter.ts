@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from '../database/errors';
 import {
   Problem,
   PROBLEM_CONTENT_TYPE,
@@ -21,6 +22,11 @@ export class ProblemFilter implements ExceptionFilter {
 
   private toProblem(error: unknown): [Problem, ProblemHeaders] {
     if (error instanceof ProblemError) return [error.toProblem(), error.headers];
+    if (isDatabaseUnavailable(error)) {
+      this.logger.warn(`database unavailable: ${(error as Error).message}`);
+      const unavailable = new DatabaseUnavailableError();
+      return [unavailable.toProblem(), unavailable.headers];
+    }
     if (error instanceof HttpException) {
       const status = error.getStatus();
       return [

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { ProblemError, ProblemHeaders } from '../common/problem';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from '../database/errors';
 import { SignInRequiredError } from './dashboard.guard';
 
 /** Errors of dashboard pages as pages: a visitor without a session goes to the login page. */
@@ -15,6 +16,7 @@ export class DashboardFilter implements ExceptionFilter {
     let title = 'Something went wrong';
     let detail = 'The server failed to show this page; it has been logged. Try again shortly.';
     let headers: ProblemHeaders = {};
+    if (isDatabaseUnavailable(error)) error = new DatabaseUnavailableError();
     if (error instanceof ProblemError) {
       ({ status, title, detail, headers } = error);
     } else if (error instanceof HttpException) {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { AppConfig } from '../config/config';
 import { ENTITIES } from './entities';
@@ -29,7 +29,7 @@ export async function openDataSource(config: AppConfig): Promise<DataSource> {
   await dataSource.initialize();
   try {
     await requirePgvector(dataSource);
-    await dataSource.runMigrations({ transaction: 'each' });
+    await migrate(dataSource);
   } catch (err) {
     await closeDataSource(dataSource);
     throw err;
@@ -54,7 +54,14 @@ async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> 
     const options = Object.entries(SESSION_SETTINGS)
       .map(([name, value]) => `-c ${name}=${value}`)
       .join(' ');
-    return { ...common, url: config.databaseUrl, poolSize: config.dbPoolSize, extra: { options } };
+    return {
+      ...common,
+      url: config.databaseUrl,
+      poolSize: config.dbPoolSize,
+      // A request waits at most this long for a connection, then answers 503, rather
+      // than hanging while the server is down; the pool reconnects by itself.
+      extra: { options, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
+    };
   }
   const dir = join(config.dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
@@ -70,6 +77,32 @@ async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> 
   } catch (err) {
     lock.release();
     throw err;
+  }
+}
+
+const CONNECT_TIMEOUT_MS = 5000;
+/** pg_advisory_lock key of schema migrations ("ffmigr" in ASCII). */
+const MIGRATION_LOCK = 0x66666d696772;
+
+/**
+ * Runs pending migrations. Replicas starting together on one server take turns under
+ * an advisory lock, so that each migration runs once.
+ */
+async function migrate(dataSource: DataSource): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query(`SELECT pg_advisory_lock($1)`, [MIGRATION_LOCK]);
+    try {
+      // On the locked connection itself: the embedded pool has only one.
+      const executor = new MigrationExecutor(dataSource, runner);
+      executor.transaction = 'each';
+      await executor.executePendingMigrations();
+    } finally {
+      await runner.query(`SELECT pg_advisory_unlock($1)`, [MIGRATION_LOCK]);
+    }
+  } finally {
+    await runner.release();
   }
 }
 

@@ -16,6 +16,10 @@ export class CachedEmbedder implements Embedder {
     return this.inner.model;
   }
 
+  get ready(): boolean {
+    return this.inner.ready;
+  }
+
   async embed(texts: string[]): Promise<Float32Array[]> {
     const missing = [...new Set(texts.filter((text) => !this.cache.has(text)))];
     if (missing.length > 0) {

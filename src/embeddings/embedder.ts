@@ -5,6 +5,8 @@ export const EMBEDDING_DIMENSIONS = 512;
 export interface Embedder {
   /** Identifies the model, so stored vectors are only reused with the model that made them. */
   readonly model: string;
+  /** Whether a query can be embedded now, without first loading a model (readiness). */
+  readonly ready: boolean;
   embed(texts: string[]): Promise<Float32Array[]>;
 }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppConfig, CONFIG } from '../config/config';
+import { MetricsService } from '../metrics/metrics.service';
 import { EMBEDDER, Embedder } from './embedder';
 import { OpenAiEmbedder } from './openai.embedder';
 import { UseLiteEmbedder } from './use-lite.embedder';
@@ -15,8 +16,35 @@ export function createEmbedder(config: AppConfig): Embedder {
   return new UseLiteEmbedder();
 }
 
+/** Times every batch the embedder encodes. */
+function timed(embedder: Embedder, metrics: MetricsService): Embedder {
+  return {
+    get model() {
+      return embedder.model;
+    },
+    get ready() {
+      return embedder.ready;
+    },
+    async embed(texts) {
+      const end = metrics.embedderSeconds.startTimer();
+      try {
+        return await embedder.embed(texts);
+      } finally {
+        end();
+      }
+    },
+  };
+}
+
 @Module({
-  providers: [{ provide: EMBEDDER, inject: [CONFIG], useFactory: createEmbedder }],
+  providers: [
+    {
+      provide: EMBEDDER,
+      inject: [CONFIG, MetricsService],
+      useFactory: (config: AppConfig, metrics: MetricsService) =>
+        timed(createEmbedder(config), metrics),
+    },
+  ],
   exports: [EMBEDDER],
 })
 export class EmbeddingsModule {}

@@ -10,6 +10,8 @@ export interface OpenAiEmbedderOptions {
 /** Any OpenAI-compatible `POST {url}/embeddings` API, for operators who host their own model. */
 export class OpenAiEmbedder implements Embedder {
   readonly model: string;
+  /** A remote API has nothing to load; its outages show as 503 on the calls themselves. */
+  readonly ready = true;
 
   constructor(private readonly options: OpenAiEmbedderOptions) {
     this.model = `openai:${options.model}`;

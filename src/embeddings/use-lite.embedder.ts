@@ -12,6 +12,7 @@ const BATCH = 8;
  */
 export class UseLiteEmbedder implements Embedder {
   readonly model = 'use-lite-512';
+  ready = false;
   private loading?: Promise<EmbeddingsModel>;
 
   async embed(texts: string[]): Promise<Float32Array[]> {
@@ -40,6 +41,7 @@ export class UseLiteEmbedder implements Embedder {
       if (probe.length !== EMBEDDING_DIMENSIONS) {
         throw new EmbeddingError(`encoder gives ${probe.length} dimensions`);
       }
+      this.ready = true;
       return model;
     })();
     return this.loading;

@@ -1,16 +1,71 @@
-import { Controller, Get, Module } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, HttpCode, Inject, Module, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
+import { EMBEDDER, Embedder } from '../embeddings/embedder';
+import { EmbeddingsModule } from '../embeddings/embeddings.module';
+
+const PROBE_TIMEOUT_MS = 2000;
+
+interface Readiness {
+  status: 'ready' | 'unready';
+  checks: { database: string; migrations: string; embedder: string };
+}
 
 @ApiTags('operations')
-@Controller('healthz')
+@Controller()
 export class HealthController {
+  constructor(
+    private readonly db: DataSource,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+  ) {}
+
   /** Answers while the process is alive and serving HTTP. */
-  @Get()
+  @Get('healthz')
   @ApiOkResponse({ schema: { example: { status: 'ok' } } })
   alive(): { status: string } {
     return { status: 'ok' };
   }
+
+  /**
+   * Whether this replica can answer searches now: the database answers, its schema
+   * is this version's, and the embedder is loaded. A load balancer sends traffic only
+   * to ready replicas.
+   */
+  @Get('readyz')
+  @HttpCode(200)
+  @ApiOkResponse({
+    schema: {
+      example: { status: 'ready', checks: { database: 'ok', migrations: 'ok', embedder: 'ok' } },
+    },
+  })
+  @ApiResponse({ status: 503, description: 'Not ready; `checks` says which part is not.' })
+  async ready(@Res({ passthrough: true }) res: Response): Promise<Readiness> {
+    const checks = { database: 'ok', migrations: 'ok', embedder: 'ok' };
+    try {
+      await withTimeout(this.db.query('SELECT 1'));
+      if (await withTimeout(this.db.showMigrations())) checks.migrations = 'pending';
+    } catch (err) {
+      checks.database = `unreachable: ${(err as Error).message}`;
+      checks.migrations = 'unknown';
+    }
+    if (!this.embedder.ready) checks.embedder = 'loading';
+    const ready = Object.values(checks).every((check) => check === 'ok');
+    res.status(ready ? 200 : 503).set('Cache-Control', 'no-store');
+    return { status: ready ? 'ready' : 'unready', checks };
+  }
 }
 
-@Module({ controllers: [HealthController] })
+function withTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer in ${PROBE_TIMEOUT_MS} ms`)),
+      PROBE_TIMEOUT_MS,
+    );
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+@Module({ imports: [EmbeddingsModule], controllers: [HealthController] })
 export class HealthModule {}

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CachedEmbedder } from '../embeddings/cached.embedder';
+import { MetricsService } from '../metrics/metrics.service';
 import { EMBEDDER, Embedder, EmbeddingError } from '../embeddings/embedder';
 import { ProblemError } from '../common/problem';
 import { nextDay, parseInstant, utcDay } from '../common/dates';
@@ -38,11 +39,13 @@ export class SearchService {
     private readonly facts: FactsRepository,
     private readonly cutoffs: ModelCutoffs,
     @Inject(EMBEDDER) embedder: Embedder,
+    private readonly metrics: MetricsService,
   ) {
     this.queryEmbedder = new CachedEmbedder(embedder);
   }
 
   async find(request: FactQuery, ranking: Ranking = DEFAULT_RANKING): Promise<FactAnswer> {
+    this.metrics.searches.inc();
     const model = request.model_id ? this.cutoffs.lookup(request.model_id) : undefined;
     const min = parseInstant(request.true_by_min);
     const max = parseInstant(request.true_by_max);

@@ -317,7 +317,10 @@ describe('the service’s logs at debug level', () => {
   it('never writes a password, a key, a payment credential or its secret to its logs', async () => {
     await new DashboardClient(t.url).signUp('quiet@example.com');
     await new DashboardClient(t.url).logIn(401, 'quiet@example.com', 'a wrong but long password');
-    expect(output.join('')).toMatch(/Mapped \{\/dashboard\/keys, POST\}/); // the capture works
+    // The capture works: each request is one JSON line with its id.
+    expect(output.join('')).toMatch(
+      /"req":\{"id":"[0-9a-f-]{36}","method":"POST","path":"\/dashboard\/login"\},"res":\{"status":401\}/,
+    );
     const owner = new DashboardClient(t.url);
     await owner.logIn(303, 'quiet@example.com');
     const key = await owner.createKey('secret');

@@ -99,6 +99,7 @@ describe('the query cache', () => {
     const calls: string[][] = [];
     const inner: Embedder = {
       model: 'counting',
+      ready: true,
       embed: (texts) => {
         calls.push(texts);
         return Promise.resolve(texts.map(() => new Float32Array(512)));

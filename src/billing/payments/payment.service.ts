@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { Clock } from '../clock';
 import { AdmittedPayment, encode, PaymentChallenges } from './payment-challenges';
-import { invalidChallenge, verificationFailed } from './payment-errors';
+import { MetricsService } from '../../metrics/metrics.service';
+import { invalidChallenge, PaymentProblemError, verificationFailed } from './payment-errors';
 import { PaymentMethods, ProofRejectedError } from './payment-methods';
 import { PaymentSpendsRepository } from './payment-spends.repository';
 
@@ -21,16 +22,24 @@ export class PaymentService {
     private readonly methods: PaymentMethods,
     private readonly spends: PaymentSpendsRepository,
     private readonly clock: Clock,
+    private readonly metrics: MetricsService,
   ) {}
+
+  /** Counts a refused payment by its problem type (the guard's refusals too). */
+  refused(error: PaymentProblemError): void {
+    this.metrics.payments.inc({ outcome: error.slug });
+  }
 
   async settled<T>(payment: AdmittedPayment, res: Response, call: () => Promise<T>): Promise<T> {
     const fresh = () => this.challenges.issue(payment.binding);
     const id = payment.credential.challenge.id;
     if (!(await this.spends.claim(id, payment.expiresAt))) {
-      throw invalidChallenge(
+      const used = invalidChallenge(
         'This challenge has been paid and used already; pay a fresh one.',
         fresh(),
       );
+      this.refused(used);
+      throw used;
     }
     let answer: T;
     try {
@@ -45,8 +54,10 @@ export class PaymentService {
         .get(payment.method)
         .settle(payment.credential, payment.request));
     } catch (err) {
-      if (err instanceof ProofRejectedError) throw verificationFailed(err.message, fresh());
-      throw err;
+      if (!(err instanceof ProofRejectedError)) throw err;
+      const failed = verificationFailed(err.message, fresh());
+      this.refused(failed);
+      throw failed;
     }
     res.set(
       RECEIPT_HEADER,
@@ -59,6 +70,7 @@ export class PaymentService {
     );
     // The answer was bought with a credential sent outside Authorization: no shared cache.
     res.set('Cache-Control', 'private');
+    this.metrics.payments.inc({ outcome: 'settled' });
     if (Math.random() < 0.01) await this.spends.prune();
     return answer;
   }
