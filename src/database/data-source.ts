@@ -85,21 +85,25 @@ const CONNECT_TIMEOUT_MS = 5000;
 const MIGRATION_LOCK = 0x66666d696772;
 
 /**
- * Runs pending migrations. Replicas starting together on one server take turns under
- * an advisory lock, so that each migration runs once.
+ * Runs pending migrations, all in one transaction that first takes an advisory
+ * lock: replicas starting together on one server take turns, the first migrates,
+ * the others find nothing left to do, and a failed migration leaves nothing behind.
  */
 async function migrate(dataSource: DataSource): Promise<void> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query(`SELECT pg_advisory_lock($1)`, [MIGRATION_LOCK]);
+    await runner.startTransaction();
     try {
-      // On the locked connection itself: the embedded pool has only one.
+      await runner.query(`SELECT pg_advisory_xact_lock($1)`, [MIGRATION_LOCK]);
+      // On this runner, inside this transaction (the embedded pool has one connection).
       const executor = new MigrationExecutor(dataSource, runner);
-      executor.transaction = 'each';
+      executor.transaction = 'none';
       await executor.executePendingMigrations();
-    } finally {
-      await runner.query(`SELECT pg_advisory_unlock($1)`, [MIGRATION_LOCK]);
+      await runner.commitTransaction();
+    } catch (err) {
+      await runner.rollbackTransaction();
+      throw err;
     }
   } finally {
     await runner.release();
