@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { INestApplication } from '@nestjs/common';
 import { createApp } from '../../src/app';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { AppConfig, loadConfig } from '../../src/config/config';
 import { SESSION_SETTINGS } from '../../src/database/data-source';
 import { IngestService } from '../../src/facts/ingest.service';
+import { startSharedWireServer } from './wire-server';
 
 export interface TestApp {
   app: INestApplication;
@@ -35,10 +35,7 @@ export async function startApp(
     FRESHFACTS_DATA_DIR: dir,
     FRESHFACTS_SEED_FILE: '',
     FRESHFACTS_LOG_LEVEL: process.env.FRESHFACTS_TEST_LOG ?? 'error',
-    // pglite-socket 0.0.22 interleaves the extended-protocol messages of concurrent
-    // connections into its one session and then hangs; one pooled connection keeps
-    // every statement whole (the pg pool queues the rest, as on a busy server).
-    ...(wire ? { DATABASE_URL: wire.url, FRESHFACTS_DB_POOL_SIZE: '1' } : {}),
+    ...(wire ? { DATABASE_URL: wire.url, FRESHFACTS_DB_POOL_SIZE: '4' } : {}),
     ...options.env,
   });
   const app = await createApp(config);
@@ -69,11 +66,9 @@ export async function startWireServer(
   for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
     await db.query(`SELECT set_config($1, $2, false)`, [name, value]);
   }
-  // Room for the app's connection and a test's own.
-  const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 4 });
-  await server.start();
+  const server = await startSharedWireServer(db);
   return {
-    url: `postgres://postgres@${server.getServerConn()}/postgres`,
+    url: `postgres://postgres@127.0.0.1:${server.port}/postgres`,
     async stop() {
       await server.stop();
       await db.close();
