@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import * as argon2 from 'argon2';
+// Prebuilt per platform (napi-rs), with no install script: the `argon2` package's own
+// prebuilt binary crashed (SIGSEGV) here when its build script did not run, as in
+// an image built with --ignore-scripts.
+import { hash, verify } from '@node-rs/argon2';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { AccountExistsError } from '../billing/accounts.service';
 import { ProblemError } from '../common/problem';
@@ -50,7 +53,8 @@ export class SignInService {
   async signUp(email: string, password: string): Promise<Account> {
     const address = normaliseEmail(email);
     checkPassword(password);
-    const passwordHash = await argon2.hash(password, { type: argon2.argon2id });
+    // argon2id with OWASP's parameters (19 MiB, 2 passes): the library's defaults.
+    const passwordHash = await hash(password);
     try {
       await this.db.getRepository(Account).insert({ email: address, plan: 'free', passwordHash });
     } catch (err) {
@@ -81,15 +85,15 @@ export class SignInService {
       .addSelect('account.passwordHash')
       .where('account.email = :address', { address })
       .getOne();
-    const hash = account?.passwordHash ?? (await this.decoyHash());
-    const valid = await argon2.verify(hash, password);
+    const stored = account?.passwordHash ?? (await this.decoyHash());
+    const valid = await verify(stored, password);
     if (!account?.passwordHash || !valid) throw new InvalidCredentialsError();
     await this.throttle.clear(address);
     return account;
   }
 
   private decoyHash(): Promise<string> {
-    this.decoy ??= argon2.hash('not anybody’s password', { type: argon2.argon2id });
+    this.decoy ??= hash('not anybody’s password');
     return this.decoy;
   }
 }
