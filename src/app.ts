@@ -6,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
+import { Lifecycle } from './health/health.controller';
 import { MetricsService } from './metrics/metrics.service';
 import { formBody, jsonBody, rawBody } from './common/json-body';
 import { ProblemFilter } from './common/problem.filter';
@@ -30,6 +31,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.use(app.get(MetricsService).middleware());
+  app.use(app.get(Lifecycle).middleware());
   // The first parser to read a body wins: forms for the dashboard, the exact bytes for
   // Stripe's signature, JSON for everything else.
   app.use('/dashboard', formBody());

@@ -1,15 +1,47 @@
-import { Controller, Get, HttpCode, Inject, Module, Res } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Injectable,
+  Module,
+  Res,
+} from '@nestjs/common';
 import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
 
 const PROBE_TIMEOUT_MS = 2000;
 
+/**
+ * Knows when the replica is shutting down: from then on each connection is closed
+ * as soon as its response is sent, so that the server drains in the time of its
+ * slowest call rather than of the keep-alive timeout.
+ */
+@Injectable()
+export class Lifecycle implements BeforeApplicationShutdown {
+  draining = false;
+
+  beforeApplicationShutdown(): void {
+    this.draining = true;
+  }
+
+  middleware() {
+    return (req: Request, res: Response, next: NextFunction) => {
+      res.on('finish', () => {
+        if (this.draining) req.socket.end();
+      });
+      next();
+    };
+  }
+}
+
 interface Readiness {
   status: 'ready' | 'unready';
-  checks: { database: string; migrations: string; embedder: string };
+  checks: { database: string; migrations: string; embedder: string; shutdown?: string };
 }
 
 @ApiTags('operations')
@@ -18,6 +50,7 @@ export class HealthController {
   constructor(
     private readonly db: DataSource,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
+    private readonly lifecycle: Lifecycle,
   ) {}
 
   /** Answers while the process is alive and serving HTTP. */
@@ -41,7 +74,8 @@ export class HealthController {
   })
   @ApiResponse({ status: 503, description: 'Not ready; `checks` says which part is not.' })
   async ready(@Res({ passthrough: true }) res: Response): Promise<Readiness> {
-    const checks = { database: 'ok', migrations: 'ok', embedder: 'ok' };
+    const checks: Readiness['checks'] = { database: 'ok', migrations: 'ok', embedder: 'ok' };
+    if (this.lifecycle.draining) checks.shutdown = 'draining';
     try {
       await withTimeout(this.db.query('SELECT 1'));
       if (await withTimeout(this.db.showMigrations())) checks.migrations = 'pending';
@@ -67,5 +101,10 @@ function withTimeout<T>(work: Promise<T>): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-@Module({ imports: [EmbeddingsModule], controllers: [HealthController] })
+@Module({
+  imports: [EmbeddingsModule],
+  controllers: [HealthController],
+  providers: [Lifecycle],
+  exports: [Lifecycle],
+})
 export class HealthModule {}
