@@ -1,6 +1,7 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, Repository } from 'typeorm';
+import { sameSecret } from '../common/constant-time';
 import { ProblemError } from '../common/problem';
 import { Account } from './account.entity';
 import { ApiKey } from './api-key.entity';
@@ -70,7 +71,7 @@ export class ApiKeysService {
     });
     // The lookup is by hash already; the constant-time compare guards against any
     // collation or padding surprise turning a near-miss into a match.
-    if (!found || !timingSafeEqual(Buffer.from(found.keyHash), Buffer.from(hash))) return undefined;
+    if (!found || !sameSecret(hash, found.keyHash)) return undefined;
     // At most one write a minute per key: a busy key must not add a write to every call.
     await this.keys
       .createQueryBuilder()

@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   CanActivate,
   createParamDecorator,
@@ -11,6 +11,7 @@ import { Reflector } from '@nestjs/core';
 import { parse } from 'cookie';
 import type { CookieOptions, Request, Response } from 'express';
 import { Session, SESSION_DAYS, SessionsRepository } from '../auth/sessions.repository';
+import { sameSecret } from '../common/constant-time';
 import { ProblemError } from '../common/problem';
 import { AppConfig, CONFIG } from '../config/config';
 
@@ -93,7 +94,7 @@ export class DashboardGuard implements CanActivate {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       const body = request.body as Record<string, unknown> | undefined;
       const sent = typeof body?._csrf === 'string' ? body._csrf : '';
-      if (!csrfToken || !sameToken(sent, csrfToken)) throw new CsrfTokenError();
+      if (!csrfToken || !sameSecret(sent, csrfToken)) throw new CsrfTokenError();
     }
     if (!csrfToken) {
       csrfToken = randomBytes(32).toString('base64url');
@@ -102,10 +103,4 @@ export class DashboardGuard implements CanActivate {
     request.visitor = { session, sessionToken: session ? token : undefined, csrfToken };
     return true;
   }
-}
-
-function sameToken(sent: string, expected: string): boolean {
-  const a = Buffer.from(sent);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

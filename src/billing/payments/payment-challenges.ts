@@ -1,6 +1,7 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import canonicalize from 'canonicalize';
+import { sameSecret } from '../../common/constant-time';
 import { AppConfig, CONFIG, PaymentMethodName, PaymentSettings } from '../../config/config';
 import { Clock } from '../clock';
 import {
@@ -109,8 +110,9 @@ export class PaymentChallenges {
     const credential = parseCredential(header, fresh);
     const echo = credential.challenge;
     const settings = this.require();
-    const params = { ...echo, expires: echo.expires ?? '', digest: echo.digest ?? '' };
-    const issued = settings.secrets.some((secret) => sameId(challengeId(secret, params), echo.id));
+    const issued = settings.secrets.some((secret) =>
+      sameSecret(echo.id, challengeId(secret, echo)),
+    );
     if (!issued) throw invalidChallenge('This challenge was not issued by this server.', fresh());
     const method = settings.methods.find((name) => name === echo.method);
     if (!method || echo.realm !== this.realm || echo.intent !== INTENT) {
@@ -177,16 +179,7 @@ export function bindingOf(method: string, path: string, body: unknown): Binding 
  */
 export function challengeId(
   secret: string,
-  params: {
-    realm: string;
-    method: string;
-    intent: string;
-    request: string;
-    expires?: string;
-    digest?: string;
-    opaque?: string;
-    header?: string;
-  },
+  params: Omit<ChallengeEcho, 'id' | 'description'>,
 ): string {
   const slots = [
     params.realm,
@@ -215,12 +208,6 @@ function decode(value: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function sameId(expected: string, given: string): boolean {
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 const ECHO_FIELDS = ['id', 'realm', 'method', 'intent', 'request'] as const;
