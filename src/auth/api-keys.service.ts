@@ -17,6 +17,14 @@ export interface CreatedKey {
   email: string;
 }
 
+export const MAX_KEY_NAME = 100;
+
+export class InvalidKeyNameError extends ProblemError {
+  constructor(detail: string) {
+    super(422, 'invalid-key-name', 'Key name not accepted', detail);
+  }
+}
+
 export class KeyNotFoundError extends ProblemError {
   constructor(detail: string) {
     super(404, 'key-not-found', 'No such key', detail);
@@ -45,8 +53,12 @@ export class ApiKeysService {
     });
   }
 
-  /** Creates a key for a signed-in account. */
+  /** Creates a key for a signed-in account, which must name it. */
   async createFor(account: { id: string; email: string }, name: string): Promise<CreatedKey> {
+    if (!name) throw new InvalidKeyNameError('Give the key a name, such as where it is used.');
+    if (name.length > MAX_KEY_NAME) {
+      throw new InvalidKeyNameError(`Use at most ${MAX_KEY_NAME} characters.`);
+    }
     return this.issue(this.keys, account, name);
   }
 

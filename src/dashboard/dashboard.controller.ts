@@ -12,7 +12,7 @@ import {
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiKeysService } from '../auth/api-keys.service';
+import { ApiKeysService, MAX_KEY_NAME } from '../auth/api-keys.service';
 import { SessionsRepository } from '../auth/sessions.repository';
 import { SignInService } from '../auth/sign-in.service';
 import { AccountsService } from '../billing/accounts.service';
@@ -35,14 +35,6 @@ import { usageChart } from './usage-chart';
 type Form = Record<string, unknown>;
 type Section = 'keys' | 'usage' | 'billing';
 type PageModel = { title: string; section?: Section; [name: string]: unknown };
-
-const MAX_KEY_NAME = 100;
-
-export class InvalidKeyNameError extends ProblemError {
-  constructor(detail: string) {
-    super(422, 'invalid-key-name', 'Key name not accepted', detail);
-  }
-}
 
 /** The account holder's pages: sign-up and login, keys, usage and billing. */
 @ApiExcludeController()
@@ -80,16 +72,12 @@ export class DashboardController {
     @Res() res: Response,
   ): Promise<void> {
     const email = field(form, 'email');
-    await this.formStep(
+    const account = await this.refusalShown(
       res,
-      visitor,
-      'signup',
-      { title: 'Create your account', email },
-      async () => {
-        const account = await this.signIn.signUp(email, field(form, 'password'));
-        await this.openSession(res, account.id);
-      },
+      () => this.signIn.signUp(email, field(form, 'password')),
+      (error) => render(res, 'signup', visitor, { title: 'Create your account', email, error }),
     );
+    if (account) await this.openSession(res, account.id);
   }
 
   @PublicPage()
@@ -107,10 +95,12 @@ export class DashboardController {
     @Res() res: Response,
   ): Promise<void> {
     const email = field(form, 'email');
-    await this.formStep(res, visitor, 'login', { title: 'Log in', email }, async () => {
-      const account = await this.signIn.logIn(email, field(form, 'password'));
-      await this.openSession(res, account.id);
-    });
+    const account = await this.refusalShown(
+      res,
+      () => this.signIn.logIn(email, field(form, 'password')),
+      (error) => render(res, 'login', visitor, { title: 'Log in', email, error }),
+    );
+    if (account) await this.openSession(res, account.id);
   }
 
   @Post('logout')
@@ -133,20 +123,12 @@ export class DashboardController {
   ): Promise<void> {
     const session = visitor.session!;
     const name = field(form, 'name').trim();
-    try {
-      if (!name) throw new InvalidKeyNameError('Give the key a name, such as where it is used.');
-      if (name.length > MAX_KEY_NAME) {
-        throw new InvalidKeyNameError(`Use at most ${MAX_KEY_NAME} characters.`);
-      }
-    } catch (err) {
-      const error = err as InvalidKeyNameError;
-      res.status(error.status);
-      return this.renderKeys(res, visitor, { error: error.detail, name });
-    }
-    const created = await this.keys.createFor(
-      { id: session.accountId, email: session.email },
-      name,
+    const created = await this.refusalShown(
+      res,
+      () => this.keys.createFor({ id: session.accountId, email: session.email }, name),
+      (error) => this.renderKeys(res, visitor, { error, name }),
     );
+    if (!created) return;
     // The secret is rendered into this one response and nowhere else: not a redirect
     // URL, not a log line, not the database.
     res.status(201);
@@ -242,29 +224,30 @@ export class DashboardController {
   }
 
   /**
-   * Runs a sign-up or login step: on success the browser goes to its keys; a refusal
-   * (weak password, wrong password, throttled) shows the form again with the reason.
+   * Runs a form's step and answers its result; a refusal (weak or wrong password,
+   * throttled login, bad key name) shows the form again with the reason and its
+   * status, and answers undefined.
    */
-  private async formStep(
+  private async refusalShown<T>(
     res: Response,
-    visitor: Visitor,
-    view: string,
-    model: PageModel,
-    step: () => Promise<void>,
-  ): Promise<void> {
+    step: () => Promise<T>,
+    showAgain: (reason: string) => void | Promise<void>,
+  ): Promise<T | undefined> {
     try {
-      await step();
+      return await step();
     } catch (err) {
       if (!(err instanceof ProblemError) || err.status >= 500) throw err;
       res.status(err.status).set(err.headers);
-      return render(res, view, visitor, { ...model, error: err.detail });
+      await showAgain(err.detail);
+      return undefined;
     }
-    res.redirect(303, '/dashboard/keys');
   }
 
+  /** Signs the browser in and sends it to its keys. */
   private async openSession(res: Response, accountId: string): Promise<void> {
     const token = await this.sessions.open(accountId);
     res.cookie(SESSION_COOKIE, token, cookieOptions(this.config, SESSION_MAX_AGE_MS));
+    res.redirect(303, '/dashboard/keys');
   }
 }
 
