@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Account } from '../auth/account.entity';
 import { ProblemError } from '../common/problem';
 import { AppConfig, CONFIG, StripeSettings } from '../config/config';
-import { stripeClient } from './payments/payment-methods';
+import { stripeClient } from './stripe-client';
 import type { PlanName } from './plans';
 
 export class BillingNotConfiguredError extends ProblemError {

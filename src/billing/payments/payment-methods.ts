@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { importEsm } from '../../common/esm';
 import { AppConfig, CONFIG, PaymentMethodName } from '../../config/config';
+import { stripeClient } from '../stripe-client';
 import type { ChargeRequest, PaymentCredential } from './payment-challenges';
 
 /** Thrown by a method whose proof does not pay what the challenge asked. */
@@ -118,18 +119,4 @@ export class PaymentMethods {
     if (!method) throw new Error(`payment method ${name} is not configured`);
     return method;
   }
-}
-
-/** A Stripe SDK client, pointed at another API base when the settings say so. */
-export function stripeClient(secretKey: string, api?: URL): Stripe.Stripe {
-  return Stripe(secretKey, {
-    maxNetworkRetries: 2,
-    timeout: 20_000,
-    telemetry: false,
-    ...(api && {
-      host: api.hostname,
-      port: api.port || (api.protocol === 'http:' ? 80 : 443),
-      protocol: api.protocol === 'http:' ? 'http' : 'https',
-    }),
-  });
 }
