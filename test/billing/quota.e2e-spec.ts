@@ -7,33 +7,7 @@ import { SearchService } from '../../src/search/search.service';
 import { startApp, TestApp } from '../support/app';
 import { DashboardClient } from '../support/dashboard';
 import { CATANIA } from '../support/corpus';
-
-/** Sends `total` searches over `connections` concurrent keep-alive connections. */
-async function fire(
-  url: string,
-  key: string,
-  total: number,
-  connections: number,
-): Promise<number[]> {
-  const statuses: number[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < total) {
-      next++;
-      const response = await fetch(`${url}/v1/search`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ query: 'Who coached Calcio Catania?' }),
-      });
-      await response.arrayBuffer();
-      statuses.push(response.status);
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, worker));
-  return statuses;
-}
-
-const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
+import { count, fire } from '../support/load';
 
 describe('the free-tier monthly quota', () => {
   let t: TestApp;
@@ -48,7 +22,7 @@ describe('the free-tier monthly quota', () => {
     const owner = await new DashboardClient(t.url).signUp('free@example.com');
     const key = await owner.createKey('burst');
     const [account] = await t.app.get(ApiKeysService).list('free@example.com');
-    const statuses = await fire(t.url, key, 1100, 16);
+    const statuses = await fire([t.url], key, 1100, 16);
     expect(count(statuses, 200)).toBe(1000);
     expect(count(statuses, 402)).toBe(100);
     const refused = await request(t.url)

@@ -1,17 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite/vector';
+import type { PGlite } from '@electric-sql/pglite';
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { createApp } from '../../src/app';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
-import { loadConfig } from '../../src/config/config';
-import { SESSION_SETTINGS } from '../../src/database/data-source';
 import { IngestService } from '../../src/facts/ingest.service';
+import { startReplica } from '../support/app';
 import { CATANIA } from '../support/corpus';
-import { startSharedWireServer } from '../support/wire-server';
+import { serverDatabase, startSharedWireServer } from '../support/wire-server';
 
 // The service on a database server that goes away for a few seconds and comes back:
 // PGlite served over the PostgreSQL wire protocol, reached through DATABASE_URL, and
@@ -31,24 +28,12 @@ describe('two replicas whose database goes away and comes back', () => {
   };
 
   beforeAll(async () => {
-    db = await PGlite.create(join(dir, 'server'), { extensions: { vector } });
-    for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
-      await db.query(`SELECT set_config($1, $2, false)`, [name, value]);
-    }
+    db = await serverDatabase(dir);
     await startServer();
     for (const name of ['a', 'b']) {
-      const app = await createApp(
-        loadConfig({
-          DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`,
-          FRESHFACTS_DB_POOL_SIZE: '2',
-          FRESHFACTS_DATA_DIR: join(dir, name),
-          FRESHFACTS_SEED_FILE: '',
-          FRESHFACTS_LOG_LEVEL: 'error',
-        }),
-      );
-      await app.listen(0, '127.0.0.1');
-      apps.push(app);
-      urls.push(`http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`);
+      const replica = await startReplica(port, join(dir, name), { FRESHFACTS_DB_POOL_SIZE: '2' });
+      apps.push(replica.app);
+      urls.push(replica.url);
     }
     await apps[0].get(IngestService).ingestValues(CATANIA);
     ({ key } = await apps[0].get(ApiKeysService).create('outage@example.com'));

@@ -1,17 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite/vector';
+import type { PGlite } from '@electric-sql/pglite';
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { createApp } from '../../src/app';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
-import { loadConfig } from '../../src/config/config';
-import { SESSION_SETTINGS } from '../../src/database/data-source';
 import { IngestService } from '../../src/facts/ingest.service';
+import { startReplica } from '../support/app';
 import { CATANIA } from '../support/corpus';
-import { startSharedWireServer } from '../support/wire-server';
+import { fire } from '../support/load';
+import { serverDatabase, startSharedWireServer } from '../support/wire-server';
 
 const ADMIN_TOKEN = 'replicas-test-admin-token-0123456789';
 const PAYMENT_SECRET = 'replicas-test-payment-secret-0123456789';
@@ -29,30 +27,20 @@ describe('two replicas on one database', () => {
   const replicas: { app: INestApplication; url: string }[] = [];
 
   beforeAll(async () => {
-    db = await PGlite.create(join(dir, 'server'), { extensions: { vector } });
-    for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
-      await db.query(`SELECT set_config($1, $2, false)`, [name, value]);
-    }
+    db = await serverDatabase(dir);
     server = await startSharedWireServer(db);
     // Both start at once, as replicas do: migrations run once, under the advisory lock.
-    await Promise.all(
-      ['a', 'b'].map(async (name) => {
-        const app = await createApp(
-          loadConfig({
-            DATABASE_URL: `postgres://postgres@127.0.0.1:${server.port}/postgres`,
+    replicas.push(
+      ...(await Promise.all(
+        ['a', 'b'].map((name) =>
+          startReplica(server.port, join(dir, name), {
             FRESHFACTS_DB_POOL_SIZE: '4',
-            FRESHFACTS_DATA_DIR: join(dir, name),
-            FRESHFACTS_SEED_FILE: '',
-            FRESHFACTS_LOG_LEVEL: 'error',
             FRESHFACTS_ADMIN_TOKEN: ADMIN_TOKEN,
             FRESHFACTS_PAYMENT_SECRET: PAYMENT_SECRET,
             FRESHFACTS_PAYMENT_METHODS: 'test',
           }),
-        );
-        await app.listen(0, '127.0.0.1');
-        const { port } = app.getHttpServer().address() as { port: number };
-        replicas.push({ app, url: `http://127.0.0.1:${port}` });
-      }),
+        ),
+      )),
     );
     await replicas[0].app.get(IngestService).ingestValues(CATANIA);
   }, 120_000);
@@ -72,22 +60,12 @@ describe('two replicas on one database', () => {
 
   it('keeps the free quota exact over 1,100 concurrent calls spread over both', async () => {
     const { key } = await a().app.get(ApiKeysService).create('replicated@example.com');
-    const statuses: number[] = [];
-    let next = 0;
-    const worker = async (w: number) => {
-      while (next < 1100) {
-        next++;
-        const replica = replicas[w % 2];
-        const res = await fetch(`${replica.url}/v1/search`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ query: 'Who coached Calcio Catania?' }),
-        });
-        await res.arrayBuffer();
-        statuses.push(res.status);
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, (_, w) => worker(w)));
+    const statuses = await fire(
+      replicas.map((replica) => replica.url),
+      key,
+      1100,
+      16,
+    );
     expect(statuses.filter((s) => s === 200)).toHaveLength(1000);
     expect(statuses.filter((s) => s === 402)).toHaveLength(100);
     const usage = await request(b().url)

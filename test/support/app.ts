@@ -1,15 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite/vector';
 import { INestApplication } from '@nestjs/common';
 import { createApp } from '../../src/app';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { AppConfig, loadConfig } from '../../src/config/config';
-import { SESSION_SETTINGS } from '../../src/database/data-source';
 import { IngestService } from '../../src/facts/ingest.service';
-import { startSharedWireServer } from './wire-server';
+import { serverDatabase, startSharedWireServer } from './wire-server';
 
 export interface TestApp {
   app: INestApplication;
@@ -60,12 +57,7 @@ export async function startApp(
 export async function startWireServer(
   dir: string,
 ): Promise<{ url: string; stop(): Promise<void> }> {
-  const db = await PGlite.create(join(dir, 'server'), { extensions: { vector } });
-  // A real server gets these from postgresql.conf or ALTER DATABASE; the wire
-  // server shares one session, so they are set on it once.
-  for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
-    await db.query(`SELECT set_config($1, $2, false)`, [name, value]);
-  }
+  const db = await serverDatabase(dir);
   const server = await startSharedWireServer(db);
   return {
     url: `postgres://postgres@127.0.0.1:${server.port}/postgres`,
@@ -74,4 +66,27 @@ export async function startWireServer(
       await db.close();
     },
   };
+}
+
+/**
+ * One replica of the API on the database server at `port`, with its own pool and
+ * data folder: what `bin/freshfacts serve` with DATABASE_URL starts.
+ */
+export async function startReplica(
+  port: number,
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ app: INestApplication; url: string }> {
+  const app = await createApp(
+    loadConfig({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      FRESHFACTS_DATA_DIR: dataDir,
+      FRESHFACTS_SEED_FILE: '',
+      FRESHFACTS_LOG_LEVEL: process.env.FRESHFACTS_TEST_LOG ?? 'error',
+      ...env,
+    }),
+  );
+  await app.listen(0, '127.0.0.1');
+  const { port: http } = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://127.0.0.1:${http}` };
 }

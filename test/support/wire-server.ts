@@ -1,5 +1,19 @@
 import { createServer, Server, Socket } from 'node:net';
-import type { PGlite } from '@electric-sql/pglite';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite/vector';
+import { SESSION_SETTINGS } from '../../src/database/data-source';
+
+/** A PGlite database in `dir` configured as a real server would be, to serve over the wire. */
+export async function serverDatabase(dir: string): Promise<PGlite> {
+  const db = await PGlite.create(join(dir, 'server'), { extensions: { vector } });
+  // A real server gets these from postgresql.conf or ALTER DATABASE; the wire
+  // server shares one session, so they are set on it once.
+  for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
+    await db.query(`SELECT set_config($1, $2, false)`, [name, value]);
+  }
+  return db;
+}
 
 /**
  * PGlite behind the PostgreSQL wire protocol for several clients at once, as a
