@@ -2,6 +2,7 @@ import { Billing1763856000000 } from './1763856000000-Billing';
 import { Dashboard1763942400000 } from './1763942400000-Dashboard';
 import { Init1763769600000 } from './1763769600000-Init';
 import { Payments1764028800000 } from './1764028800000-Payments';
+import { Sources1764115200000 } from './1764115200000-Sources';
 
 /** The one migration history, in order, for PGlite and PostgreSQL alike. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Billing1763856000000,
   Dashboard1763942400000,
   Payments1764028800000,
+  Sources1764115200000,
 ];

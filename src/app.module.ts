@@ -12,6 +12,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { ModelsModule } from './models/models.module';
 import { ResearchModule } from './research/research.module';
 import { SearchModule } from './search/search.module';
+import { SourcesModule } from './sources/sources.module';
 
 @Global()
 @Module({})
@@ -44,6 +45,7 @@ export class AppModule {
         HealthModule,
         AdminModule,
         DashboardModule,
+        SourcesModule,
       ],
     };
   }

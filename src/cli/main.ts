@@ -15,6 +15,10 @@ import { EvalOptions, evalCommand } from './eval.command';
 import { ingestCommand } from './ingest.command';
 import { createKey, listKeys, revokeKey } from './keys.command';
 import { serveCommand } from './serve.command';
+import { findFacts, showFact } from './facts.command';
+import { addSource, listSources, removeSource, runSources } from './sources.command';
+import { SourceInputError } from '../sources/sources.service';
+import { SourceExistsError } from '../sources/sources.repository';
 
 // Errors a user can act on: printed as one line, exit status 2.
 const USER_ERRORS = [
@@ -26,6 +30,8 @@ const USER_ERRORS = [
   InvalidEmailError,
   UnknownPlanError,
   AccountNotFoundError,
+  SourceInputError,
+  SourceExistsError,
 ];
 
 function program(): Command {
@@ -70,6 +76,44 @@ function program(): Command {
     .option('--queries <file>', 'questions to ask (queries JSON Lines)', 'corpus/queries-dev.jsonl')
     .option('--requests <n>', 'number of timed requests', '300')
     .action(async (options: BenchOptions) => exit(await benchCommand(options)));
+  const sources = cli.command('sources').description('upstream sources that keep facts current');
+  sources
+    .command('add <url>')
+    .description('register a source; `sources run` fetches it when due')
+    .requiredOption(
+      '--kind <kind>',
+      'feed (RSS/Atom), page (an article) or wikidata (entity JSON or dump)',
+    )
+    .option('--every <interval>', 'how often to fetch it: 15m, 6h, 1d', '1h')
+    .action(async (url: string, options: { kind: string; every: string }) =>
+      exit(await addSource(url, options)),
+    );
+  sources
+    .command('list')
+    .description('sources with their last run, error and counts')
+    .action(async () => exit(await listSources()));
+  sources
+    .command('remove <source>')
+    .description('remove a source, by id or URL (its facts stay)')
+    .action(async (ref: string) => exit(await removeSource(ref)));
+  sources
+    .command('run')
+    .description('fetch due sources and ingest their facts; polls until interrupted')
+    .option('--once', 'one pass over the due sources, then exit (1 if any failed)')
+    .option('--all', 'with --once: every source, due or not')
+    .action(async (options: { once?: boolean; all?: boolean }) => exit(await runSources(options)));
+  const facts = cli.command('facts').description('stored facts');
+  facts
+    .command('show <id>')
+    .description('a fact with its sources and where and when it was ingested')
+    .action(async (id: string) => exit(await showFact(id)));
+  facts
+    .command('find <words>')
+    .description('ids of facts whose question contains these words')
+    .option('--limit <n>', 'at most this many', '20')
+    .action(async (words: string, options: { limit?: string }) =>
+      exit(await findFacts(words, options)),
+    );
   cli
     .command('db')
     .description('the database')

@@ -4,6 +4,7 @@ import { loadConfig } from '../config/config';
 import { FactsRepository } from '../facts/facts.repository';
 import { IngestService } from '../facts/ingest.service';
 import { SearchService } from '../search/search.service';
+import { SourcesWorker } from '../sources/sources.worker';
 
 export interface ServeOptions {
   host?: string;
@@ -32,6 +33,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   // pay both before the first caller does.
   await app.get(SearchService).find({ query: 'Who won the most recent election?' });
   await app.listen(config.port, config.host);
+  if (config.sourcesWorker) app.get(SourcesWorker).start();
   const scheme = config.tlsCertFile ? 'https' : 'http';
   const server = app.getHttpServer() as import('node:net').Server;
   const { port } = server.address() as import('node:net').AddressInfo;

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import type { FetchSettings } from '../sources/fetcher';
 
 /** Every setting of the service, read once from the environment at start-up. */
 export interface AppConfig {
@@ -27,6 +29,22 @@ export interface AppConfig {
   stripe?: StripeSettings;
   /** Pay per call on search (the HTTP `Payment` scheme); unset: search without a key gets 402 without a challenge. */
   payments?: PaymentSettings;
+  /** How upstream sources are fetched. */
+  fetch: FetchSettings;
+  /** `…/w/api.php` asked for the labels of Wikidata values. */
+  wikidataApiUrl: string;
+  /** The fact extractor for feeds and pages; unset: their documents wait for one. */
+  llm?: LlmSettings;
+  /** `serve` also runs the sources worker in its own process. */
+  sourcesWorker: boolean;
+}
+
+export interface LlmSettings {
+  /** Base URL of an OpenAI-compatible API (`POST {url}/chat/completions`). */
+  url: string;
+  model: string;
+  apiKey?: string;
+  timeoutMs: number;
 }
 
 export type PaymentMethodName = 'test' | 'stripe';
@@ -85,6 +103,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminToken: nonEmpty(env.FRESHFACTS_ADMIN_TOKEN),
     secureCookies: false,
     stripe: stripeSettings(env),
+    fetch: fetchSettings(env, ''),
+    wikidataApiUrl: httpUrl(env, 'FRESHFACTS_WIKIDATA_API') ?? 'https://www.wikidata.org/w/api.php',
+    llm: llmSettings(env),
+    sourcesWorker: oneOf(env, 'FRESHFACTS_SOURCES_WORKER', ['on', 'off'] as const, 'off') === 'on',
   };
   config.payments = paymentSettings(env, config.stripe);
   if (config.adminToken && config.adminToken.length < 24) {
@@ -101,6 +123,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   config.publicUrl = config.publicUrl.replace(/\/+$/, '');
   // Behind a TLS-terminating proxy the service itself speaks HTTP, yet browsers use HTTPS.
   config.secureCookies = config.publicUrl.startsWith('https:');
+  config.fetch = fetchSettings(env, config.publicUrl);
   if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) {
     throw new ConfigError('FRESHFACTS_TLS_CERT and FRESHFACTS_TLS_KEY must be set together');
   }
@@ -205,6 +228,47 @@ function paymentSettings(env: Env, stripe?: StripeSettings): PaymentSettings | u
     ttlSeconds: integer(env, 'FRESHFACTS_PAYMENT_TTL_SECONDS', 300, 10, 86_400),
     stripeNetworkId,
   };
+}
+
+/** The service's name and version, as upstream servers see it. */
+export const USER_AGENT = `freshfacts/${
+  (JSON.parse(readFileSync(resolve(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string })
+    .version
+}`;
+
+/** Upstream operators see who fetches: the service and how to reach whoever runs it. */
+function fetchSettings(env: Env, publicUrl: string): FetchSettings {
+  const contact = nonEmpty(env.FRESHFACTS_FETCH_CONTACT) ?? publicUrl;
+  return {
+    userAgent: `${USER_AGENT} (+${contact})`,
+    timeoutMs: integer(env, 'FRESHFACTS_FETCH_TIMEOUT_MS', 15_000, 100, 600_000),
+    maxBytes: integer(env, 'FRESHFACTS_FETCH_MAX_BYTES', 16 * 1024 * 1024, 1024, 2 ** 31 - 1),
+    retries: integer(env, 'FRESHFACTS_FETCH_RETRIES', 2, 0, 10),
+    backoffMs: integer(env, 'FRESHFACTS_FETCH_BACKOFF_MS', 1000, 0, 60_000),
+  };
+}
+
+function llmSettings(env: Env): LlmSettings | undefined {
+  const url = httpUrl(env, 'FRESHFACTS_LLM_URL');
+  const model = nonEmpty(env.FRESHFACTS_LLM_MODEL);
+  if (!url && !model) return undefined;
+  if (!url || !model) {
+    throw new ConfigError('FRESHFACTS_LLM_URL and FRESHFACTS_LLM_MODEL must be set together');
+  }
+  return {
+    url: url.replace(/\/+$/, ''),
+    model,
+    apiKey: nonEmpty(env.FRESHFACTS_LLM_API_KEY),
+    timeoutMs: integer(env, 'FRESHFACTS_LLM_TIMEOUT_MS', 60_000, 1000, 600_000),
+  };
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return undefined;
+  if (!/^https?:\/\/[^/]+/.test(raw))
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -13,6 +13,35 @@ export interface NewFact {
   embedding: Float32Array | null;
 }
 
+/** Where a batch of facts came from: a facts file or an upstream source. */
+export interface Origin {
+  /** `file:///…` of a facts file, or the source's URL. */
+  origin: string;
+  kind: 'file' | 'values' | 'feed' | 'page' | 'wikidata';
+  sourceId?: string;
+}
+
+export interface FactOrigin {
+  origin: string;
+  kind: string;
+  source_id: string | null;
+  /** False when the source has been removed since. */
+  source_active: boolean;
+  first_at: Date;
+  last_at: Date;
+}
+
+export interface StoredFact {
+  id: string;
+  question: string;
+  answer: string;
+  true_by: string | null;
+  sources: string[];
+  created_at: Date;
+  updated_at: Date;
+  origins?: FactOrigin[];
+}
+
 export interface FactSearch {
   query: string;
   vector: Float32Array;
@@ -72,22 +101,23 @@ export class FactsRepository implements OnApplicationBootstrap {
   }
 
   /**
-   * Inserts new facts and merges the sources of known ones, all in one transaction.
-   * `facts` must have distinct dedup keys.
+   * Inserts new facts and merges the sources of known ones, and records `origin` for
+   * each, all in one transaction. `facts` must have distinct dedup keys.
    */
-  async upsert(facts: NewFact[]): Promise<{ added: number; merged: number }> {
+  async upsert(facts: NewFact[], origin: Origin): Promise<{ added: number; merged: number }> {
     const fresh = facts.filter((fact) => fact.embedding !== null).map(toRecord);
     const known = facts.filter((fact) => fact.embedding === null).map(toRecord);
     return this.db.transaction(async (tx) => {
-      const inserted = fresh.length ? await this.insert(tx, fresh) : 0;
-      if (known.length) await this.mergeSources(tx, known);
-      return { added: inserted, merged: facts.length - inserted };
+      const inserted = fresh.length ? await this.insert(tx, fresh) : { ids: [], added: 0 };
+      const merged = known.length ? await this.mergeSources(tx, known) : [];
+      await this.recordOrigin(tx, [...inserted.ids, ...merged], origin);
+      return { added: inserted.added, merged: facts.length - inserted.added };
     });
   }
 
   /** Inserts facts; one that a concurrent writer stored meanwhile is merged instead. */
-  private async insert(tx: EntityManager, records: FactRecord[]): Promise<number> {
-    const rows = await tx.query<{ inserted: boolean }[]>(
+  private async insert(tx: EntityManager, records: FactRecord[]) {
+    const rows = await tx.query<{ id: string; inserted: boolean }[]>(
       `INSERT INTO facts (question, answer, true_by, sources, dedup_key, embedding, search_text)
        SELECT r.question, r.answer, r.true_by::date, ${SOURCES}, r.dedup_key, r.embedding::vector(512),
               setweight(to_tsvector('english', r.search_question), 'A') ||
@@ -95,18 +125,62 @@ export class FactsRepository implements OnApplicationBootstrap {
        FROM jsonb_to_recordset($1::jsonb) AS ${RECORD}
        ON CONFLICT (dedup_key) DO UPDATE
          SET sources = ${MERGED('EXCLUDED.sources')}, updated_at = now()
-       RETURNING (xmax = 0) AS inserted`,
+       RETURNING id, (xmax = 0) AS inserted`,
       [JSON.stringify(records)],
     );
-    return rows.filter((row) => row.inserted).length;
+    return { ids: rows.map((row) => row.id), added: rows.filter((row) => row.inserted).length };
   }
 
-  private async mergeSources(tx: EntityManager, records: FactRecord[]): Promise<void> {
-    await tx.query(
+  private async mergeSources(tx: EntityManager, records: FactRecord[]): Promise<string[]> {
+    // TypeORM answers an UPDATE with [rows, count].
+    const [rows] = await tx.query<[{ id: string }[], number]>(
       `UPDATE facts SET sources = ${MERGED(SOURCES)}, updated_at = now()
        FROM jsonb_to_recordset($1::jsonb) AS ${RECORD}
-       WHERE facts.dedup_key = r.dedup_key`,
+       WHERE facts.dedup_key = r.dedup_key
+       RETURNING facts.id`,
       [JSON.stringify(records)],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  private async recordOrigin(tx: EntityManager, ids: string[], origin: Origin): Promise<void> {
+    if (ids.length === 0) return;
+    await tx.query(
+      `INSERT INTO fact_origins (fact_id, origin, kind, source_id)
+       SELECT id, $2, $3, $4::bigint FROM unnest($1::bigint[]) AS id
+       ON CONFLICT (fact_id, origin) DO UPDATE
+         SET last_at = now(), source_id = coalesce(EXCLUDED.source_id, fact_origins.source_id)`,
+      [ids, origin.origin, origin.kind, origin.sourceId ?? null],
+    );
+  }
+
+  /** One stored fact with where and when it was ingested; undefined when there is none. */
+  async show(id: string): Promise<StoredFact | undefined> {
+    const [fact] = await this.db.query<StoredFact[]>(
+      `SELECT id::text, question, answer, to_char(true_by, 'YYYY-MM-DD') AS true_by, sources,
+              created_at, updated_at
+       FROM facts WHERE id = $1::bigint`,
+      [id],
+    );
+    if (!fact) return undefined;
+    fact.origins = await this.db.query<FactOrigin[]>(
+      `SELECT o.origin, o.kind, o.source_id::text, s.url IS NOT NULL AS source_active,
+              o.first_at, o.last_at
+       FROM fact_origins o LEFT JOIN sources s ON s.id = o.source_id
+       WHERE o.fact_id = $1::bigint ORDER BY o.first_at, o.origin`,
+      [id],
+    );
+    return fact;
+  }
+
+  /** Facts whose question contains `text` (case-insensitive), newest first. */
+  async find(text: string, limit: number): Promise<StoredFact[]> {
+    const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return this.db.query<StoredFact[]>(
+      `SELECT id::text, question, answer, to_char(true_by, 'YYYY-MM-DD') AS true_by, sources,
+              created_at, updated_at
+       FROM facts WHERE question ILIKE $1 ORDER BY true_by DESC NULLS LAST, id LIMIT $2`,
+      [pattern, limit],
     );
   }
 

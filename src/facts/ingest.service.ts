@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { FactDto } from './fact.dto';
 import { checkFact, dedupKey, fileSize, readFactLines } from './fact-record';
-import { FactsRepository, NewFact } from './facts.repository';
+import { pathToFileURL } from 'node:url';
+import { FactsRepository, NewFact, Origin } from './facts.repository';
 import { VectorFile } from './vector-file';
 
 export interface RejectedLine {
@@ -46,7 +47,8 @@ export class IngestService {
     const bulk = (await this.facts.count()) === 0;
     if (bulk) await this.facts.dropVectorIndex();
     try {
-      const summary = await this.loadBatches(path, size, options);
+      const origin: Origin = { origin: pathToFileURL(path).href, kind: 'file' };
+      const summary = await this.loadBatches(path, size, origin, options);
       await this.facts.refreshStats();
       return summary;
     } finally {
@@ -58,13 +60,14 @@ export class IngestService {
   private async loadBatches(
     path: string,
     size: number,
+    origin: Origin,
     options: IngestOptions,
   ): Promise<IngestSummary> {
     const vectors = VectorFile.load(path, this.embedder.model);
     const summary: IngestSummary = { added: 0, merged: 0, rejected: [], refused: false };
     let batch: FactDto[] = [];
     const flush = async (bytes: number) => {
-      const result = await this.ingestFacts(batch, vectors);
+      const result = await this.ingestFacts(batch, origin, vectors);
       summary.added += result.added;
       summary.merged += result.merged;
       batch = [];
@@ -79,8 +82,11 @@ export class IngestService {
     return summary;
   }
 
-  /** Validates and ingests facts given as values (seeding, tests, other extractors). */
-  async ingestValues(values: unknown[]): Promise<IngestSummary> {
+  /** Validates and ingests facts given as values (extractors, seeding, tests). */
+  async ingestValues(
+    values: unknown[],
+    origin: Origin = { origin: 'values', kind: 'values' },
+  ): Promise<IngestSummary> {
     const facts: FactDto[] = [];
     const rejected: RejectedLine[] = [];
     values.forEach((value, i) => {
@@ -88,12 +94,12 @@ export class IngestService {
       if ('errors' in parsed) rejected.push({ line: i + 1, errors: parsed.errors });
       else facts.push(parsed.fact);
     });
-    const result = await this.ingestFacts(facts);
-    await this.facts.refreshStats();
+    const result = await this.ingestFacts(facts, origin);
+    if (result.added + result.merged > 0) await this.facts.refreshStats();
     return { ...result, rejected, refused: false };
   }
 
-  private async ingestFacts(facts: FactDto[], vectors?: VectorFile) {
+  private async ingestFacts(facts: FactDto[], origin: Origin, vectors?: VectorFile) {
     const unique = mergeDuplicates(facts.map(toNewFact));
     const known = await this.facts.existingKeys([...unique.keys()]);
     const fresh = [...unique.values()].filter((fact) => !known.has(fact.dedupKey));
@@ -101,7 +107,7 @@ export class IngestService {
     const toEmbed = fresh.filter((fact) => !(fact.embedding = vectors?.get(fact.question) ?? null));
     const embedded = await this.embedder.embed(toEmbed.map((fact) => fact.question));
     toEmbed.forEach((fact, i) => (fact.embedding = embedded[i]));
-    return this.facts.upsert([...unique.values()]);
+    return this.facts.upsert([...unique.values()], origin);
   }
 }
 

@@ -1,0 +1,268 @@
+import { hostname } from 'node:os';
+import { Inject, Injectable } from '@nestjs/common';
+import { AppConfig, CONFIG } from '../config/config';
+import { isDatabaseUnavailable } from '../database/errors';
+import { FactDto } from '../facts/fact.dto';
+import { IngestService } from '../facts/ingest.service';
+import { Article, ArticleFormatError } from './articles/article';
+import { decodeBody } from './articles/decode';
+import { readFeed } from './articles/feed.reader';
+import { readPage } from './articles/page.reader';
+import { ExtractorUnavailableError, LlmExtractor } from './extraction/llm.extractor';
+import { Fetched, Fetcher, FetchError } from './fetcher';
+import { Outcome, Source, SOURCE_KINDS, SourceKind, SourcesRepository } from './sources.repository';
+import { EntityFormatError } from './wikidata/entities';
+import { WikidataExtractor } from './wikidata/wikidata.extractor';
+
+/** What one run of one source did, for the operator. */
+export interface SourceReport {
+  source: Source;
+  status: Outcome['status'];
+  error?: string;
+  /** Articles stored that were not stored before. */
+  newDocuments: number;
+  /** Articles waiting for an extractor (none configured, or it failed). */
+  pending: number;
+  added: number;
+  merged: number;
+  /** Rejected facts or statements, counted by reason. */
+  rejected: Record<string, number>;
+}
+
+export class SourceInputError extends Error {}
+
+/** A worker holds a source at most this long; a crashed worker's source is then taken up again. */
+const LEASE_SECONDS = 15 * 60;
+const MIN_EVERY_SECONDS = 60;
+
+/**
+ * Keeps facts current from upstream sources: registers them, and runs each due
+ * source through fetch → extract → the same validated, de-duplicated ingest as a
+ * facts file. A failing source is recorded with its error and retried later; it
+ * never stops the others.
+ */
+@Injectable()
+export class SourcesService {
+  private readonly fetcher: Fetcher;
+  private readonly llm?: LlmExtractor;
+  readonly worker = `${hostname()}:${process.pid}`;
+
+  constructor(
+    private readonly sources: SourcesRepository,
+    private readonly ingest: IngestService,
+    @Inject(CONFIG) private readonly config: AppConfig,
+  ) {
+    this.fetcher = new Fetcher(config.fetch);
+    this.llm = config.llm ? new LlmExtractor(config.llm) : undefined;
+  }
+
+  get extracting(): boolean {
+    return this.llm !== undefined;
+  }
+
+  async add(url: string, kind: string, every = '1h'): Promise<Source> {
+    return this.sources.add(checkUrl(url), checkKind(kind), parseInterval(every));
+  }
+
+  list(): Promise<Source[]> {
+    return this.sources.list();
+  }
+
+  async remove(ref: string): Promise<Source> {
+    const removed = await this.sources.remove(ref.trim());
+    if (!removed) throw new SourceInputError(`no source ${ref}`);
+    return removed;
+  }
+
+  /**
+   * Runs due sources (with `all`, every source once) until none is left, calling
+   * `onReport` after each. Several workers may do this at once.
+   */
+  async runDue(options: { all?: boolean; onReport?: (report: SourceReport) => void } = {}) {
+    const since = options.all ? new Date() : undefined;
+    const reports: SourceReport[] = [];
+    for (;;) {
+      const source = await this.sources.claim(this.worker, LEASE_SECONDS, since);
+      if (!source) return reports;
+      const report = await this.runOne(source);
+      reports.push(report);
+      options.onReport?.(report);
+    }
+  }
+
+  private async runOne(source: Source): Promise<SourceReport> {
+    const report: SourceReport = {
+      source,
+      status: 'ok',
+      newDocuments: 0,
+      pending: 0,
+      added: 0,
+      merged: 0,
+      rejected: {},
+    };
+    let outcome: Outcome;
+    try {
+      outcome = await this.fetchAndExtract(source, report);
+    } catch (err) {
+      outcome = { status: 'failed', error: failureMessage(err), retryAfterMs: retryAfter(err) };
+    }
+    report.status = outcome.status;
+    report.error = outcome.error;
+    const rejected = Object.values(report.rejected).reduce((sum, n) => sum + n, 0);
+    await this.sources.finish(source, this.worker, {
+      ...outcome,
+      documents: report.newDocuments,
+      added: report.added,
+      rejected,
+    });
+    report.pending = await this.sources.pendingCount(source.id);
+    return report;
+  }
+
+  private async fetchAndExtract(source: Source, report: SourceReport): Promise<Outcome> {
+    const fetched = await this.fetcher.get(source.url, {
+      etag: source.etag,
+      lastModified: source.last_modified,
+    });
+    if (fetched.status === 'ok') {
+      const text = decodeBody(fetched.body, fetched.contentType);
+      if (source.kind === 'wikidata') await this.ingestWikidata(source, text, report);
+      else
+        report.newDocuments = await this.sources.saveDocuments(
+          source.id,
+          await articlesOf(source.kind, text, fetched),
+        );
+    }
+    // Articles stored earlier while no extractor was configured (or it failed) go too.
+    const extractorError = await this.extractPending(source, report);
+    const validators =
+      fetched.status === 'ok' ? { etag: fetched.etag, lastModified: fetched.lastModified } : {};
+    if (extractorError) return { status: 'failed', error: extractorError, ...validators };
+    return { status: fetched.status, ...validators };
+  }
+
+  private async ingestWikidata(source: Source, text: string, report: SourceReport) {
+    const extractor = new WikidataExtractor(this.fetcher, this.config.wikidataApiUrl);
+    const { facts, rejected } = await extractor.extract(text);
+    rejected.forEach((reason) => count(report, wikidataReason(reason)));
+    await this.store(source, facts, report);
+  }
+
+  /**
+   * Extracts facts from the source's pending articles and stores them in one ingest.
+   * Returns the extractor's error, if it failed: the articles not read stay pending.
+   */
+  private async extractPending(source: Source, report: SourceReport): Promise<string | undefined> {
+    if (!this.llm) return undefined;
+    const facts: FactDto[] = [];
+    const read: { id: string; kept: number; rejected: number }[] = [];
+    let failure: string | undefined;
+    for (const document of await this.sources.pendingDocuments(source.id)) {
+      try {
+        const extraction = await this.llm.extract(document);
+        extraction.rejected.forEach((reason) => count(report, reason));
+        facts.push(...extraction.facts);
+        read.push({
+          id: document.id,
+          kept: extraction.facts.length,
+          rejected: extraction.rejected.length,
+        });
+      } catch (err) {
+        if (!(err instanceof ExtractorUnavailableError)) throw err;
+        failure = `extractor: ${err.message}`;
+        break;
+      }
+    }
+    await this.store(source, facts, report);
+    for (const document of read) {
+      await this.sources.markExtracted(document.id, document.kept, document.rejected);
+    }
+    return failure;
+  }
+
+  /** The one ingest path, with the source as the facts' origin. */
+  private async store(source: Source, facts: FactDto[], report: SourceReport): Promise<void> {
+    if (facts.length === 0) return;
+    const summary = await this.ingest.ingestValues(facts, {
+      origin: source.url,
+      kind: source.kind,
+      sourceId: source.id,
+    });
+    report.added += summary.added;
+    report.merged += summary.merged;
+    summary.rejected.forEach(() => count(report, 'invalid fact'));
+  }
+}
+
+async function articlesOf(
+  kind: SourceKind,
+  text: string,
+  fetched: Fetched & { status: 'ok' },
+): Promise<Article[]> {
+  return kind === 'feed' ? readFeed(text, fetched.url) : [readPage(text, fetched.url)];
+}
+
+function count(report: SourceReport, reason: string): void {
+  report.rejected[reason] = (report.rejected[reason] ?? 0) + 1;
+}
+
+/** Wikidata rejections name the statement; counted by their kind. */
+function wikidataReason(reason: string): string {
+  if (reason.includes('no English label for')) return 'value without an English label';
+  if (reason.includes('no English label')) return 'entity without an English label';
+  return 'malformed dump line';
+}
+
+/**
+ * Why a source failed, as recorded on it. A database outage is not the source's
+ * fault and stops the run instead.
+ */
+function failureMessage(err: unknown): string {
+  if (isDatabaseUnavailable(err)) throw err;
+  if (
+    err instanceof FetchError ||
+    err instanceof ArticleFormatError ||
+    err instanceof EntityFormatError
+  ) {
+    return err.message;
+  }
+  return `unexpected: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+function retryAfter(err: unknown): number | undefined {
+  return err instanceof FetchError ? err.retryAfterMs : undefined;
+}
+
+function checkUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    throw new SourceInputError(`not a URL: "${url}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new SourceInputError(`a source must be an http(s) URL, got "${url}"`);
+  }
+  return parsed.href;
+}
+
+function checkKind(kind: string): SourceKind {
+  if (!(SOURCE_KINDS as readonly string[]).includes(kind)) {
+    throw new SourceInputError(`--kind must be one of ${SOURCE_KINDS.join(', ')}, got "${kind}"`);
+  }
+  return kind as SourceKind;
+}
+
+const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `90s`, `15m`, `6h`, `1d` as seconds; at least a minute, at most 30 days. */
+export function parseInterval(every: string): number {
+  const m = /^\s*(\d+)\s*([smhd])\s*$/.exec(every);
+  const seconds = m ? Number(m[1]) * UNITS[m[2]] : NaN;
+  if (!(seconds >= MIN_EVERY_SECONDS && seconds <= 30 * 86_400)) {
+    throw new SourceInputError(
+      `--every must be a duration such as 15m, 6h or 1d, from 1m to 30d; got "${every}"`,
+    );
+  }
+  return seconds;
+}
