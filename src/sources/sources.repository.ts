@@ -28,8 +28,8 @@ export interface Source {
 export interface Outcome {
   status: 'ok' | 'not-modified' | 'failed';
   error?: string;
-  etag?: string | null;
-  lastModified?: string | null;
+  /** Validators of a 200 response; kept for the next conditional request. */
+  fetched?: { etag: string | null; lastModified: string | null };
   documents?: number;
   added?: number;
   rejected?: number;
@@ -101,8 +101,8 @@ export class SourcesRepository {
       `UPDATE sources SET
          leased_until = NULL, leased_by = NULL, last_run_at = now(),
          last_status = $3, last_error = $4,
-         etag = CASE WHEN $3 = 'ok' THEN $5 ELSE etag END,
-         last_modified = CASE WHEN $3 = 'ok' THEN $6 ELSE last_modified END,
+         etag = CASE WHEN $12 THEN $5 ELSE etag END,
+         last_modified = CASE WHEN $12 THEN $6 ELSE last_modified END,
          last_ok_at = CASE WHEN $7 THEN last_ok_at ELSE now() END,
          failures = CASE WHEN $7 THEN failures + 1 ELSE 0 END,
          documents = documents + $8, facts_added = facts_added + $9,
@@ -116,13 +116,14 @@ export class SourcesRepository {
         worker,
         outcome.status,
         outcome.error ?? null,
-        outcome.etag ?? null,
-        outcome.lastModified ?? null,
+        outcome.fetched?.etag ?? null,
+        outcome.fetched?.lastModified ?? null,
         failed,
         outcome.documents ?? 0,
         outcome.added ?? 0,
         outcome.rejected ?? 0,
         Math.ceil((outcome.retryAfterMs ?? 0) / 1000),
+        outcome.fetched !== undefined,
       ],
     );
   }

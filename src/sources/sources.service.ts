@@ -136,7 +136,9 @@ export class SourcesService {
     // Articles stored earlier while no extractor was configured (or it failed) go too.
     const extractorError = await this.extractPending(source, report);
     const validators =
-      fetched.status === 'ok' ? { etag: fetched.etag, lastModified: fetched.lastModified } : {};
+      fetched.status === 'ok'
+        ? { fetched: { etag: fetched.etag, lastModified: fetched.lastModified } }
+        : {};
     if (extractorError) return { status: 'failed', error: extractorError, ...validators };
     return { status: fetched.status, ...validators };
   }

@@ -53,7 +53,7 @@ describe('facts from Wikidata entity documents and dumps', () => {
   });
 
   type Result = { question: string; answer: string; true_by: string; sources: string[] };
-  const search = (body: { query: string }) =>
+  const search = (body: { query: string; [field: string]: unknown }) =>
     request(t.url)
       .post('/v1/search')
       .set('Authorization', `Bearer ${t.key}`)
@@ -129,7 +129,9 @@ describe('facts from Wikidata entity documents and dumps', () => {
     const calls = upstream.requests('/w/api.php');
     expect(calls.length).toBeGreaterThan(0);
     for (const call of calls) {
-      expect(call.headers['user-agent']).toMatch(/^freshfacts\/\d+\.\d+\.\d+ \(\+ops@freshfacts\.test\)$/);
+      expect(call.headers['user-agent']).toMatch(
+        /^freshfacts\/\d+\.\d+\.\d+ \(\+ops@freshfacts\.test\)$/,
+      );
     }
     // Karlsruhe's mayors before 1998 have no label here: left out, and counted.
     const listed = await sources.list();

@@ -76,7 +76,13 @@ export class UpstreamServer {
     const url = new URL(req.url ?? '/', this.url);
     const body = await readBody(req);
     const answer = (status: number, content: string | Buffer = '', headers = {}) => {
-      this.seen.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, status, body });
+      this.seen.push({
+        method: req.method ?? '',
+        path: url.pathname,
+        headers: req.headers,
+        status,
+        body,
+      });
       res.writeHead(status, headers).end(content);
     };
     const path = url.pathname;
@@ -89,7 +95,9 @@ export class UpstreamServer {
     }
     if (path === '/fail/500') return answer(500, 'upstream broke');
     if (path === '/fail/garbage') {
-      return answer(200, createHash('sha512').update('noise').digest(), { 'content-type': 'application/rss+xml' });
+      return answer(200, createHash('sha512').update('noise').digest(), {
+        'content-type': 'application/rss+xml',
+      });
     }
     if (path === '/fail/slow') {
       await new Promise((done) => setTimeout(done, 5000));
@@ -121,7 +129,13 @@ export class UpstreamServer {
   }
 
   private serveHuge(req: IncomingMessage, res: ServerResponse, url: URL): void {
-    this.seen.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, status: 200, body: '' });
+    this.seen.push({
+      method: req.method ?? '',
+      path: url.pathname,
+      headers: req.headers,
+      status: 200,
+      body: '',
+    });
     res.writeHead(200, { 'content-type': 'text/html' });
     const chunk = Buffer.alloc(64 * 1024, 'a');
     let sent = 0;

@@ -1,3 +1,4 @@
+import { parseHTML } from 'linkedom';
 import { Published } from './published';
 
 /** An article's main text with what is known about it, before facts are extracted. */
@@ -19,4 +20,18 @@ export function tidyText(text: string): string {
     .map((paragraph) => paragraph.replace(/\s+/g, ' ').trim())
     .filter(Boolean)
     .join('\n\n');
+}
+
+/**
+ * The text of an HTML fragment with a paragraph break after each block: the DOM's
+ * `textContent` runs paragraphs together ("season.Pochettino was sacked").
+ */
+export function textOfHtml(html: string): string {
+  const spaced = html
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(?:p|div|h[1-6]|li|blockquote|section|article|figcaption|tr)>/gi, '$&\n\n');
+  const { document } = parseHTML(`<html><body>${spaced}</body></html>`) as unknown as {
+    document: { body: { textContent: string | null } };
+  };
+  return document.body.textContent ?? '';
 }

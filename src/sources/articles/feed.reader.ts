@@ -1,8 +1,8 @@
 import Parser from 'rss-parser';
-import { Article, ArticleFormatError, tidyText } from './article';
+import { Article, ArticleFormatError, textOfHtml, tidyText } from './article';
 import { parsePublished } from './published';
 
-type Item = Parser.Item & { 'content:encodedSnippet'?: string; summary?: string };
+type Item = Parser.Item & { 'content:encoded'?: string; summary?: string };
 
 const parser = new Parser<Record<string, unknown>, Item>();
 
@@ -23,7 +23,7 @@ export async function readFeed(xml: string, feedUrl: string): Promise<Article[]>
     const url = absolute(item.link, base) ?? absolute(item.guid, base);
     const title = tidyText(item.title ?? '');
     const body = tidyText(
-      item['content:encodedSnippet'] ?? item.contentSnippet ?? item.summary ?? '',
+      textOfHtml(item['content:encoded'] ?? item.content ?? item.summary ?? ''),
     );
     if (!url || !(title || body)) return [];
     const published = parsePublished(item.pubDate) ?? parsePublished(item.isoDate);

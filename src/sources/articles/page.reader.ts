@@ -1,6 +1,6 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import { Article, ArticleFormatError, tidyText } from './article';
+import { Article, ArticleFormatError, textOfHtml, tidyText } from './article';
 import { parsePublished, Published } from './published';
 
 /** Less main text than this is a navigation page, a paywall or a failed extraction. */
@@ -27,7 +27,7 @@ export function readPage(html: string, url: string): Article {
   const published = publishedOf(document);
   // Readability changes the document it reads, so the dates are taken first.
   const article = new Readability(document).parse();
-  const text = tidyText(article?.textContent ?? '');
+  const text = tidyText(textOfHtml(article?.content ?? ''));
   if (text.length < MIN_TEXT) {
     throw new ArticleFormatError(`no article text found (${text.length} characters of main text)`);
   }
@@ -42,6 +42,20 @@ export function readPage(html: string, url: string): Article {
 /** The little of linkedom's DOM used here (its own types need the DOM library). */
 interface ParsedDocument {
   querySelector(selector: string): { getAttribute(name: string): string | null } | null;
+}
+
+/**
+ * The text of Readability's cleaned HTML with a paragraph break after each block:
+ * its `textContent` runs paragraphs together ("season.Pochettino was sacked").
+ */
+function textOf(html: string): string {
+  const spaced = html
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(?:p|div|h[1-6]|li|blockquote|section|article|figcaption|tr)>/gi, '$&\n\n');
+  const { document } = parseHTML(`<html><body>${spaced}</body></html>`) as unknown as {
+    document: { body: { textContent: string | null } };
+  };
+  return document.body.textContent ?? '';
 }
 
 function publishedOf(document: ParsedDocument): Published | undefined {

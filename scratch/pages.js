@@ -1,0 +1,1 @@
+require('ts-node/register/transpile-only');
