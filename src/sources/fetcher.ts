@@ -75,26 +75,25 @@ export class Fetcher {
 
   /** The response of the first attempt that is neither a transient failure nor a 4xx. */
   private async attempt(url: string, headers: Record<string, string>): Promise<Response> {
-    for (let attempt = 0; ; attempt++) {
-      const last = attempt >= this.settings.retries;
-      let failure: FetchError;
-      try {
-        const response = await this.request(url, headers);
-        if (response.ok || response.status === 304) return response;
-        await response.body?.cancel();
-        failure = new FetchError(`HTTP ${response.status}`, retryAfter(response));
-        if (!isTransient(response.status)) throw failure;
-      } catch (err) {
-        if (err instanceof FetchError && !isTransientError(err)) throw err;
-        failure = err instanceof FetchError ? err : networkError(err, this.settings.timeoutMs);
-      }
-      const wait = Math.max(failure.retryAfterMs ?? 0, this.settings.backoffMs * 2 ** attempt);
-      if (last || wait > MAX_INLINE_WAIT_MS) {
-        const tries = attempt + 1;
-        throw new FetchError(
-          `${failure.message} (${tries} attempt${tries > 1 ? 's' : ''})`,
-          failure.retryAfterMs,
-        );
+    for (let attempt = 1; ; attempt++) {
+      const failure = await this.request(url, headers).then(
+        async (response) => {
+          if (response.ok || response.status === 304) return response;
+          await response.body?.cancel();
+          const error = new FetchError(`HTTP ${response.status}`, retryAfter(response));
+          if (!isTransient(response.status)) throw error;
+          return error;
+        },
+        (err: unknown) => networkError(err, this.settings.timeoutMs),
+      );
+      if (failure instanceof Response) return failure;
+      const wait = Math.max(
+        failure.retryAfterMs ?? 0,
+        this.settings.backoffMs * 2 ** (attempt - 1),
+      );
+      if (attempt > this.settings.retries || wait > MAX_INLINE_WAIT_MS) {
+        const attempts = `${attempt} attempt${attempt > 1 ? 's' : ''}`;
+        throw new FetchError(`${failure.message} (${attempts})`, failure.retryAfterMs);
       }
       await sleep(wait);
     }
@@ -166,11 +165,6 @@ type Robots = ReturnType<typeof robotsParser>;
 
 function isTransient(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
-}
-
-function isTransientError(err: FetchError): boolean {
-  const status = /^HTTP (\d{3})/.exec(err.message);
-  return status ? isTransient(Number(status[1])) : !/limit|robots/.test(err.message);
 }
 
 function networkError(err: unknown, timeoutMs: number): FetchError {

@@ -41,6 +41,10 @@ export interface StoredDocument extends Article {
   id: string;
 }
 
+// bigint ids as text: PGlite and pg would otherwise disagree on their type.
+const COLUMNS = `id::text AS id, url, kind, every_seconds, next_run_at, etag, last_modified,
+  last_run_at, last_ok_at, last_status, last_error, failures, documents, facts_added, facts_rejected`;
+
 /** First retry after a failure; doubles with each failure up to the source's interval. */
 const FIRST_RETRY_SECONDS = 60;
 
@@ -54,7 +58,7 @@ export class SourcesRepository {
   async add(url: string, kind: SourceKind, everySeconds: number): Promise<Source> {
     const [row] = await this.db.query<Source[]>(
       `INSERT INTO sources (url, kind, every_seconds) VALUES ($1, $2, $3)
-       ON CONFLICT (url) DO NOTHING RETURNING *`,
+       ON CONFLICT (url) DO NOTHING RETURNING ${COLUMNS}`,
       [url, kind, everySeconds],
     );
     if (!row) throw new SourceExistsError(`${url} is already a source`);
@@ -62,13 +66,13 @@ export class SourcesRepository {
   }
 
   list(): Promise<Source[]> {
-    return this.db.query<Source[]>(`SELECT * FROM sources ORDER BY id`);
+    return this.db.query<Source[]>(`SELECT ${COLUMNS} FROM sources ORDER BY id`);
   }
 
   /** Removes a source (by id or URL) and its documents; its facts and their provenance stay. */
   async remove(ref: string): Promise<Source | undefined> {
     const [rows] = await this.db.query<[Source[], number]>(
-      `DELETE FROM sources WHERE ${/^\d+$/.test(ref) ? 'id = $1::bigint' : 'url = $1'} RETURNING *`,
+      `DELETE FROM sources WHERE ${/^\d+$/.test(ref) ? 'id = $1::bigint' : 'url = $1'} RETURNING ${COLUMNS}`,
       [ref],
     );
     return rows[0];
@@ -88,7 +92,7 @@ export class SourcesRepository {
          SELECT id FROM sources
          WHERE ${due} AND (leased_until IS NULL OR leased_until < now())
          ORDER BY next_run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING *`,
+       RETURNING ${COLUMNS}`,
       since ? [worker, leaseSeconds, since] : [worker, leaseSeconds],
     );
     return rows[0];

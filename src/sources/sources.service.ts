@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig, CONFIG } from '../config/config';
@@ -45,7 +46,8 @@ const MIN_EVERY_SECONDS = 60;
 export class SourcesService {
   private readonly fetcher: Fetcher;
   private readonly llm?: LlmExtractor;
-  readonly worker = `${hostname()}:${process.pid}`;
+  /** Names this worker on the sources it leases. */
+  readonly worker = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
   constructor(
     private readonly sources: SourcesRepository,

@@ -100,8 +100,9 @@ export class UpstreamServer {
       });
     }
     if (path === '/fail/slow') {
-      await new Promise((done) => setTimeout(done, 5000));
-      if (!res.destroyed) answer(200, '<rss/>');
+      // Answers late, unless the client has given up first.
+      const timer = setTimeout(() => answer(200, '<rss/>'), 5000);
+      res.on('close', () => clearTimeout(timer));
       return;
     }
     if (path === '/fail/huge') return this.serveHuge(req, res, url);
