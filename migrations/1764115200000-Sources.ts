@@ -59,7 +59,8 @@ export class Sources1764115200000 implements MigrationInterface {
         fact_id bigint NOT NULL REFERENCES facts (id) ON DELETE CASCADE,
         origin text NOT NULL,
         kind text NOT NULL,
-        source_id bigint REFERENCES sources (id) ON DELETE SET NULL,
+        -- No foreign key: a removed source is still named here (and shown as removed).
+        source_id bigint,
         first_at timestamptz NOT NULL DEFAULT now(),
         last_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (fact_id, origin)

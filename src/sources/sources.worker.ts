@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { SourceReport, SourcesService } from './sources.service';
 
 /** How often an idle worker looks for due sources. */
@@ -7,7 +7,7 @@ const POLL_MS = 30_000;
 
 /** Polls due sources until stopped: `sources run` without --once, or inside `serve`. */
 @Injectable()
-export class SourcesWorker implements OnApplicationShutdown {
+export class SourcesWorker implements BeforeApplicationShutdown {
   private readonly logger = new Logger(SourcesWorker.name);
   private readonly stop = new AbortController();
   private running?: Promise<void>;
@@ -21,8 +21,11 @@ export class SourcesWorker implements OnApplicationShutdown {
     );
   }
 
-  /** The source in hand is finished first, so that its lease is given back. */
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Before the database closes: the source in hand is finished first, so that its
+   * lease is given back.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stop.abort();
     await this.running;
   }

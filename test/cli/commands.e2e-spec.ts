@@ -1,34 +1,8 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { run, serve } from '../support/cli';
 import { CATANIA, fact, OTHER } from '../support/corpus';
-
-// The command-line tool as a user runs it (built into dist/ by the test script).
-const BIN = join(__dirname, '..', '..', 'bin', 'freshfacts');
-
-function run(
-  args: string[],
-  env: Record<string, string>,
-): {
-  child: ChildProcess;
-  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>;
-} {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, ...env, NODE_OPTIONS: '' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk) => (out += chunk));
-  child.stderr.on('data', (chunk) => (err += chunk));
-  const done = new Promise<{
-    code: number | null;
-    signal: NodeJS.Signals | null;
-    out: string;
-    err: string;
-  }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out, err })));
-  return { child, done };
-}
 
 describe('bin/freshfacts ingest', () => {
   let dir: string;
@@ -209,24 +183,14 @@ describe('bin/freshfacts serve', () => {
       FRESHFACTS_DATA_DIR: join(dir, 'data'),
       DATABASE_URL: '',
       FRESHFACTS_SEED_FILE: seed,
-      PORT: '0',
     };
     try {
       const key = (
         await run(['keys', 'create', '--email', 'serve@example.com'], env).done
       ).out.trim();
-      const server = run(['serve', '--host', '127.0.0.1'], env);
-      let log = '';
-      const port = await new Promise<number>((resolve, reject) => {
-        server.child.stdout!.on('data', (chunk: Buffer) => {
-          log += chunk.toString();
-          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
-          if (m) resolve(Number(m[1]));
-        });
-        server.child.on('close', () => reject(new Error(`serve exited: ${log}`)));
-      });
-      expect(log).toContain('loaded 1 facts');
-      const response = await fetch(`http://127.0.0.1:${port}/v1/search`, {
+      const server = await serve(env);
+      expect(server.log()).toContain('loaded 1 facts');
+      const response = await fetch(`http://127.0.0.1:${server.port}/v1/search`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ query: 'World Cup 2022 host' }),
@@ -235,9 +199,8 @@ describe('bin/freshfacts serve', () => {
       expect(((await response.json()) as { results: { answer: string }[] }).results[0].answer).toBe(
         'Qatar',
       );
-      server.child.kill('SIGTERM');
       // Nest closes the app (database, lock) and then re-raises the signal.
-      const stopped = await server.done;
+      const stopped = await server.stop();
       expect(stopped.code === 0 || stopped.signal === 'SIGTERM').toBe(true);
       expect(existsSync(join(dir, 'data', 'freshfacts.lock'))).toBe(false);
     } finally {

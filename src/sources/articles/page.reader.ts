@@ -44,20 +44,6 @@ interface ParsedDocument {
   querySelector(selector: string): { getAttribute(name: string): string | null } | null;
 }
 
-/**
- * The text of Readability's cleaned HTML with a paragraph break after each block:
- * its `textContent` runs paragraphs together ("season.Pochettino was sacked").
- */
-function textOf(html: string): string {
-  const spaced = html
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(?:p|div|h[1-6]|li|blockquote|section|article|figcaption|tr)>/gi, '$&\n\n');
-  const { document } = parseHTML(`<html><body>${spaced}</body></html>`) as unknown as {
-    document: { body: { textContent: string | null } };
-  };
-  return document.body.textContent ?? '';
-}
-
 function publishedOf(document: ParsedDocument): Published | undefined {
   for (const selector of DATE_META) {
     const published = parsePublished(document.querySelector(selector)?.getAttribute('content'));
