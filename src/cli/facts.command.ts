@@ -15,6 +15,7 @@ export async function showFact(id: string): Promise<number> {
       ...fact.sources.map((url) => `  ${url}`),
       `stored ${fact.created_at.toISOString()}, last merged ${fact.updated_at.toISOString()}`,
       `ingested from:`,
+      ...(fact.origins?.length ? [] : ['  not recorded (ingested before provenance was kept)']),
       ...(fact.origins ?? []).map(
         (origin) =>
           `  ${origin.kind} ${origin.origin}` +

@@ -17,7 +17,7 @@ import { createKey, listKeys, revokeKey } from './keys.command';
 import { serveCommand } from './serve.command';
 import { findFacts, showFact } from './facts.command';
 import { addSource, listSources, removeSource, runSources } from './sources.command';
-import { SourceInputError } from '../sources/sources.service';
+import { SourceInputError } from '../sources/source-input';
 import { SourceExistsError } from '../sources/sources.repository';
 
 // Errors a user can act on: printed as one line, exit status 2.

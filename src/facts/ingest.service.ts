@@ -86,6 +86,7 @@ export class IngestService {
   async ingestValues(
     values: unknown[],
     origin: Origin = { origin: 'values', kind: 'values' },
+    options: { deferStats?: boolean } = {},
   ): Promise<IngestSummary> {
     const facts: FactDto[] = [];
     const rejected: RejectedLine[] = [];
@@ -95,8 +96,13 @@ export class IngestService {
       else facts.push(parsed.fact);
     });
     const result = await this.ingestFacts(facts, origin);
-    if (result.added + result.merged > 0) await this.facts.refreshStats();
+    if (result.added + result.merged > 0 && !options.deferStats) await this.facts.refreshStats();
     return { ...result, rejected, refused: false };
+  }
+
+  /** After ingests with `deferStats`: the term statistics that ranking weighs terms by. */
+  refreshStats(): Promise<void> {
+    return this.facts.refreshStats();
   }
 
   private async ingestFacts(facts: FactDto[], origin: Origin, vectors?: VectorFile) {

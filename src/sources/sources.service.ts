@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig, CONFIG } from '../config/config';
@@ -11,7 +12,9 @@ import { readFeed } from './articles/feed.reader';
 import { readPage } from './articles/page.reader';
 import { ExtractorUnavailableError, LlmExtractor } from './extraction/llm.extractor';
 import { Fetched, Fetcher, FetchError } from './fetcher';
-import { Outcome, Source, SOURCE_KINDS, SourceKind, SourcesRepository } from './sources.repository';
+import { Outcome, Source, SourceKind, SourcesRepository } from './sources.repository';
+import { checkKind, checkUrl, parseInterval, SourceInputError } from './source-input';
+import { dumpFileLines, dumpVersion } from './wikidata/dump-file';
 import { EntityFormatError } from './wikidata/entities';
 import { WikidataExtractor } from './wikidata/wikidata.extractor';
 
@@ -30,11 +33,8 @@ export interface SourceReport {
   rejected: Record<string, number>;
 }
 
-export class SourceInputError extends Error {}
-
 /** A worker holds a source at most this long; a crashed worker's source is then taken up again. */
 const LEASE_SECONDS = 15 * 60;
-const MIN_EVERY_SECONDS = 60;
 
 /**
  * Keeps facts current from upstream sources: registers them, and runs each due
@@ -63,7 +63,8 @@ export class SourcesService {
   }
 
   async add(url: string, kind: string, every = '1h'): Promise<Source> {
-    return this.sources.add(checkUrl(url), checkKind(kind), parseInterval(every));
+    const checked = checkKind(kind);
+    return this.sources.add(checkUrl(url, checked), checked, parseInterval(every));
   }
 
   list(): Promise<Source[]> {
@@ -122,6 +123,7 @@ export class SourcesService {
   }
 
   private async fetchAndExtract(source: Source, report: SourceReport): Promise<Outcome> {
+    if (source.url.startsWith('file:')) return this.ingestDumpFile(source, report);
     const fetched = await this.fetcher.get(source.url, {
       etag: source.etag,
       lastModified: source.last_modified,
@@ -150,6 +152,27 @@ export class SourcesService {
     const { facts, rejected } = await extractor.extract(text);
     rejected.forEach((reason) => count(report, wikidataReason(reason)));
     await this.store(source, facts, report);
+  }
+
+  /**
+   * A Wikidata dump on local disk (refreshed by the operator's own downloader),
+   * streamed line by line, gzipped or not, and stored a batch at a time. Its size and
+   * modification time stand in for an ETag: an unchanged file is not read again.
+   */
+  private async ingestDumpFile(source: Source, report: SourceReport): Promise<Outcome> {
+    const path = fileURLToPath(source.url);
+    const version = await dumpVersion(path);
+    if (source.etag === version) return { status: 'not-modified' };
+    const extractor = new WikidataExtractor(this.fetcher, this.config.wikidataApiUrl);
+    try {
+      for await (const batch of extractor.extractDump(dumpFileLines(path))) {
+        batch.rejected.forEach((reason) => count(report, wikidataReason(reason)));
+        await this.store(source, batch.facts, report, { deferStats: true });
+      }
+    } finally {
+      if (report.added + report.merged > 0) await this.ingest.refreshStats();
+    }
+    return { status: 'ok', fetched: { etag: version, lastModified: null } };
   }
 
   /**
@@ -185,13 +208,15 @@ export class SourcesService {
   }
 
   /** The one ingest path, with the source as the facts' origin. */
-  private async store(source: Source, facts: FactDto[], report: SourceReport): Promise<void> {
+  private async store(
+    source: Source,
+    facts: FactDto[],
+    report: SourceReport,
+    options: { deferStats?: boolean } = {},
+  ): Promise<void> {
     if (facts.length === 0) return;
-    const summary = await this.ingest.ingestValues(facts, {
-      origin: source.url,
-      kind: source.kind,
-      sourceId: source.id,
-    });
+    const origin = { origin: source.url, kind: source.kind, sourceId: source.id };
+    const summary = await this.ingest.ingestValues(facts, origin, options);
     report.added += summary.added;
     report.merged += summary.merged;
     summary.rejected.forEach(() => count(report, 'invalid fact'));
@@ -235,38 +260,4 @@ function failureMessage(err: unknown): string {
 
 function retryAfter(err: unknown): number | undefined {
   return err instanceof FetchError ? err.retryAfterMs : undefined;
-}
-
-function checkUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url.trim());
-  } catch {
-    throw new SourceInputError(`not a URL: "${url}"`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new SourceInputError(`a source must be an http(s) URL, got "${url}"`);
-  }
-  return parsed.href;
-}
-
-function checkKind(kind: string): SourceKind {
-  if (!(SOURCE_KINDS as readonly string[]).includes(kind)) {
-    throw new SourceInputError(`--kind must be one of ${SOURCE_KINDS.join(', ')}, got "${kind}"`);
-  }
-  return kind as SourceKind;
-}
-
-const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
-
-/** `90s`, `15m`, `6h`, `1d` as seconds; at least a minute, at most 30 days. */
-export function parseInterval(every: string): number {
-  const m = /^\s*(\d+)\s*([smhd])\s*$/.exec(every);
-  const seconds = m ? Number(m[1]) * UNITS[m[2]] : NaN;
-  if (!(seconds >= MIN_EVERY_SECONDS && seconds <= 30 * 86_400)) {
-    throw new SourceInputError(
-      `--every must be a duration such as 15m, 6h or 1d, from 1m to 30d; got "${every}"`,
-    );
-  }
-  return seconds;
 }

@@ -2,7 +2,7 @@ import { decodeBody } from '../../src/sources/articles/decode';
 import { parsePublished } from '../../src/sources/articles/published';
 import { rejectionOf } from '../../src/sources/extraction/proposal-checks';
 import { wikidataDay } from '../../src/sources/wikidata/entities';
-import { parseInterval } from '../../src/sources/sources.service';
+import { parseInterval } from '../../src/sources/source-input';
 
 describe('publication dates as publishers write them', () => {
   it.each([

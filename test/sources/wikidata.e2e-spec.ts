@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import request from 'supertest';
 import { SourcesService } from '../../src/sources/sources.service';
@@ -170,5 +172,48 @@ describe('facts from Wikidata entity documents and dumps', () => {
       timeline: true,
     });
     expect(denmark.answer).toMatch(/^Person Q\d+$/);
+  });
+
+  it('streams a whole local dump, gzipped, in batches, and skips it while the file is unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-dump-'));
+    try {
+      const folder = join(UPSTREAM_DIR, 'wikidata', 'dump-2017-03');
+      const lines = readdirSync(folder).map((name) =>
+        readFileSync(join(folder, name), 'utf8').trim(),
+      );
+      // A complete dump: the last entity has no comma, and "]" closes it.
+      const dump = join(dir, 'latest-all.json.gz');
+      writeFileSync(dump, gzipSync(`[\n${lines.join(',\n')}\n]\n`));
+      for (const qid of lines.join('\n').match(/Q\d+/g) ?? [])
+        upstream.labels[qid] ??= `Person ${qid}`;
+      const source = await sources.add(dump, 'wikidata', '1d');
+      expect(source.url).toBe(`file://${dump}`);
+      const [first] = await sources.runDue();
+      expect(first).toMatchObject({ status: 'ok' });
+      // Belgium, Denmark and George Washington came with the truncated dump before: merged.
+      expect(first.added).toBeGreaterThan(300);
+      expect(first.merged).toBeGreaterThan(100);
+      const [london] = await search({ query: 'What is the population of London?', timeline: true });
+      expect(london.sources[0]).toBe('https://www.wikidata.org/wiki/Q84');
+      const runAll = async () =>
+        (await sources.runDue({ all: true })).find((report) => report.source.id === source.id);
+      const again = await runAll();
+      expect(again).toMatchObject({ source: { id: source.id }, status: 'not-modified', added: 0 });
+
+      writeFileSync(dump, 'not gzip at all');
+      const broken = await runAll();
+      expect(broken).toMatchObject({
+        status: 'failed',
+        error: `cannot read ${dump}: incorrect header check`,
+      });
+      await expect(sources.add(join(dir, 'missing.json'), 'wikidata')).rejects.toThrow(
+        `no such file: ${join(dir, 'missing.json')}`,
+      );
+      await expect(sources.add(`file://${dump}`, 'feed')).rejects.toThrow(
+        /a source must be an http\(s\) URL, got/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -31,18 +31,16 @@ export interface Draft {
 
 export class EntityFormatError extends Error {}
 
+/** A body in the JSON dump format: `[` on a line of its own, then one entity per line. */
+export function isDump(text: string): boolean {
+  return /^\s*\[[ \t]*\r?\n/.test(text);
+}
+
 /**
- * The entities of a body: an API document (`{"entities": {…}}`, also a redirect's),
- * a bare entity, or the JSON dump format (`[`, one entity per line, `]`, where a
- * truncated dump without the closing bracket is read as far as it goes). A bad dump
- * line is yielded as an error and the lines after it are still read.
+ * The entities of an API document (`{"entities": {…}}`, also a redirect's) or of a
+ * bare entity document.
  */
-export function* readEntities(text: string): Generator<Entity | EntityFormatError> {
-  const start = text.search(/\S/);
-  if (text[start] === '[' && /^\[\s*\n/.test(text.slice(start))) {
-    yield* dumpLines(text.slice(start));
-    return;
-  }
+export function documentEntities(text: string): Entity[] {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -51,15 +49,23 @@ export function* readEntities(text: string): Generator<Entity | EntityFormatErro
   }
   const entities =
     isObject(json) && isObject(json.entities) ? Object.values(json.entities) : [json];
-  for (const entity of entities) {
-    if (isEntity(entity)) yield entity;
-    else throw new EntityFormatError('not a Wikidata entity document (no "id" and "claims")');
+  if (!entities.every(isEntity)) {
+    throw new EntityFormatError('not a Wikidata entity document (no "id" and "claims")');
   }
+  return entities;
 }
 
-function* dumpLines(text: string): Generator<Entity | EntityFormatError> {
+/**
+ * The entities of the JSON dump format (`[`, one entity per line ending in a comma,
+ * `]`), read line by line so that a dump of any size streams through. A truncated
+ * dump without the closing bracket is read as far as it goes; a bad line is yielded
+ * as an error and the lines after it are still read.
+ */
+export async function* dumpEntities(
+  lines: Iterable<string> | AsyncIterable<string>,
+): AsyncGenerator<Entity | EntityFormatError> {
   let number = 0;
-  for (const raw of text.split('\n')) {
+  for await (const raw of lines) {
     number++;
     const line = raw.trim().replace(/,$/, '');
     if (line === '' || line === '[' || line === ']') continue;

@@ -1,6 +1,15 @@
 import { FactDto } from '../../facts/fact.dto';
 import { Fetcher, FetchError } from '../fetcher';
-import { Draft, draftsOf, Entity, EntityFormatError, labelOf, readEntities } from './entities';
+import {
+  documentEntities,
+  Draft,
+  draftsOf,
+  dumpEntities,
+  Entity,
+  EntityFormatError,
+  isDump,
+  labelOf,
+} from './entities';
 
 export interface WikidataFacts {
   facts: FactDto[];
@@ -8,6 +17,13 @@ export interface WikidataFacts {
   rejected: string[];
 }
 
+/** Entities of a dump turned into facts and stored together. */
+const DUMP_BATCH = 1000;
+/**
+ * Labels remembered from a dump; beyond this many, values are looked up in the API.
+ * Keeps a worker streaming a whole dump within a bounded memory.
+ */
+const MAX_REMEMBERED_LABELS = 2_000_000;
 /** wbgetentities answers at most 50 ids per call. */
 const LABEL_BATCH = 50;
 
@@ -26,10 +42,37 @@ export class WikidataExtractor {
     private readonly apiUrl: string,
   ) {}
 
+  /** Facts of an entity document, or of a dump given whole. */
   async extract(text: string): Promise<WikidataFacts> {
+    if (!isDump(text)) return this.factsOf(documentEntities(text));
+    const all: WikidataFacts = { facts: [], rejected: [] };
+    for await (const batch of this.extractDump(text.split('\n'))) {
+      all.facts.push(...batch.facts);
+      all.rejected.push(...batch.rejected);
+    }
+    return all;
+  }
+
+  /** Facts of a dump read line by line, a batch of entities at a time. */
+  async *extractDump(
+    lines: Iterable<string> | AsyncIterable<string>,
+    batchSize = DUMP_BATCH,
+  ): AsyncGenerator<WikidataFacts> {
+    let batch: (Entity | EntityFormatError)[] = [];
+    for await (const entity of dumpEntities(lines)) {
+      batch.push(entity);
+      if (batch.length >= batchSize) {
+        yield await this.factsOf(batch);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield await this.factsOf(batch);
+  }
+
+  private async factsOf(entities: (Entity | EntityFormatError)[]): Promise<WikidataFacts> {
     const rejected: string[] = [];
     const drafts: Draft[] = [];
-    for (const entity of readEntities(text)) {
+    for (const entity of entities) {
       if (entity instanceof EntityFormatError) rejected.push(entity.message);
       else drafts.push(...this.draftsOf(entity, rejected));
     }
@@ -49,7 +92,7 @@ export class WikidataExtractor {
       rejected.push(`${entity.id}: no English label`);
       return [];
     }
-    this.labels.set(entity.id, subject);
+    if (this.labels.size < MAX_REMEMBERED_LABELS) this.labels.set(entity.id, subject);
     return draftsOf(entity, subject);
   }
 

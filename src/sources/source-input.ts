@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SOURCE_KINDS, SourceKind } from './sources.repository';
+
+/** A source given wrongly; the message says how. */
+export class SourceInputError extends Error {}
+
+const MIN_EVERY_SECONDS = 60;
+
+/**
+ * An http(s) URL; for Wikidata also a local dump, as a `file:` URL or an absolute
+ * path, which must exist.
+ */
+export function checkUrl(url: string, kind: SourceKind): string {
+  const text = url.trim();
+  if (kind === 'wikidata' && isAbsolute(text)) return checkDump(pathToFileURL(text));
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw new SourceInputError(`not a URL: "${url}"`);
+  }
+  if (kind === 'wikidata' && parsed.protocol === 'file:') return checkDump(parsed);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new SourceInputError(
+      `a source must be an http(s) URL${kind === 'wikidata' ? ' or a local dump file' : ''}, got "${url}"`,
+    );
+  }
+  return parsed.href;
+}
+
+function checkDump(url: URL): string {
+  const path = fileURLToPath(url);
+  if (!existsSync(path)) throw new SourceInputError(`no such file: ${path}`);
+  return url.href;
+}
+
+export function checkKind(kind: string): SourceKind {
+  if (!(SOURCE_KINDS as readonly string[]).includes(kind)) {
+    throw new SourceInputError(`--kind must be one of ${SOURCE_KINDS.join(', ')}, got "${kind}"`);
+  }
+  return kind as SourceKind;
+}
+
+const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `90s`, `15m`, `6h`, `1d` as seconds; at least a minute, at most 30 days. */
+export function parseInterval(every: string): number {
+  const m = /^\s*(\d+)\s*([smhd])\s*$/.exec(every);
+  const seconds = m ? Number(m[1]) * UNITS[m[2]] : NaN;
+  if (!(seconds >= MIN_EVERY_SECONDS && seconds <= 30 * 86_400)) {
+    throw new SourceInputError(
+      `--every must be a duration such as 15m, 6h or 1d, from 1m to 30d; got "${every}"`,
+    );
+  }
+  return seconds;
+}
