@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { BILLING_DDL } from '../../migrations/1763856000000-Billing';
 import { DASHBOARD_DDL } from '../../migrations/1763942400000-Dashboard';
@@ -7,35 +6,25 @@ import { PAYMENTS_DDL } from '../../migrations/1764028800000-Payments';
 import { LOGIN_ATTEMPTS, LoginThrottleRepository } from '../../src/auth/login-throttle.repository';
 import { PaymentSpendsRepository } from '../../src/billing/payments/payment-spends.repository';
 import { UsageRepository } from '../../src/billing/usage.repository';
+import { postgresSchema } from '../support/postgres';
 
 // The statements that must decide once under real concurrency: the machine's
 // PostgreSQL 15 runs them truly in parallel over 16 connections, where PGlite
 // serialises them. These tables need no pgvector, so they are created here from the
 // migrations' DDL.
 describe('the counting statements on PostgreSQL 15 with 16 connections', () => {
-  const url = process.env.FRESHFACTS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `ff_counts_${randomBytes(4).toString('hex')}`;
   let db: DataSource;
-  let setup: DataSource;
+  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    setup = await new DataSource({ type: 'postgres', url }).initialize();
-    await setup.query(`CREATE SCHEMA ${schema}`);
-    db = await new DataSource({
-      type: 'postgres',
-      url,
-      poolSize: 16,
-      extra: { options: `-c search_path=${schema}` },
-    }).initialize();
-    for (const statement of [...ACCOUNTS_DDL, ...BILLING_DDL, ...DASHBOARD_DDL, ...PAYMENTS_DDL]) {
-      await db.query(statement);
-    }
+    ({ db, drop } = await postgresSchema('counts', [
+      ...ACCOUNTS_DDL,
+      ...BILLING_DDL,
+      ...DASHBOARD_DDL,
+      ...PAYMENTS_DDL,
+    ]));
   });
-  afterAll(async () => {
-    await db.destroy();
-    await setup.query(`DROP SCHEMA ${schema} CASCADE`);
-    await setup.destroy();
-  });
+  afterAll(() => drop());
 
   it('admits exactly the limit out of 1,100 concurrent attempts', async () => {
     const [{ id }] = await db.query<{ id: string }[]>(

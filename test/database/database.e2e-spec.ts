@@ -13,6 +13,7 @@ import {
 import { IngestService } from '../../src/facts/ingest.service';
 import { startApp, TestApp } from '../support/app';
 import { fact } from '../support/corpus';
+import { POSTGRES_URL } from '../support/postgres';
 
 describe('the database', () => {
   let t: TestApp;
@@ -112,7 +113,7 @@ describe('the embedded database folder', () => {
 // The machine's PostgreSQL 15 (127.0.0.1:5432) has no pgvector package: exactly the
 // server an operator might point freshfacts at by mistake.
 describe('a PostgreSQL server without pgvector', () => {
-  const url = process.env.FRESHFACTS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const url = POSTGRES_URL;
 
   it('refuses to start, saying how to get the extension', async () => {
     const probe = new Client({ connectionString: url });

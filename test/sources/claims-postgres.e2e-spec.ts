@@ -1,36 +1,22 @@
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { SOURCES_DDL } from '../../migrations/1764115200000-Sources';
 import { SourcesRepository } from '../../src/sources/sources.repository';
+import { postgresSchema } from '../support/postgres';
 
 // Several workers claiming due sources at once: on the machine's PostgreSQL 15 the
 // claims really run in parallel (PGlite serialises them). The sources tables need
 // no pgvector, so they are created here from the migration's DDL.
 describe('the sources claim on PostgreSQL 15 with 16 connections', () => {
-  const url = process.env.FRESHFACTS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `ff_sources_${randomBytes(4).toString('hex')}`;
   let db: DataSource;
-  let setup: DataSource;
+  let drop: () => Promise<void>;
   let sources: SourcesRepository;
 
   beforeAll(async () => {
-    setup = await new DataSource({ type: 'postgres', url }).initialize();
-    await setup.query(`CREATE SCHEMA ${schema}`);
-    db = await new DataSource({
-      type: 'postgres',
-      url,
-      poolSize: 16,
-      extra: { options: `-c search_path=${schema}` },
-    }).initialize();
-    for (const statement of SOURCES_DDL) await db.query(statement);
+    ({ db, drop } = await postgresSchema('sources', SOURCES_DDL));
     sources = new SourcesRepository(db);
   });
-  afterAll(async () => {
-    await db.destroy();
-    await setup.query(`DROP SCHEMA ${schema} CASCADE`);
-    await setup.destroy();
-  });
+  afterAll(() => drop());
 
   it('gives each due source to exactly one of 12 racing workers', async () => {
     for (let i = 0; i < 60; i++) await sources.add(`https://example.org/feed/${i}`, 'feed', 3600);
