@@ -1,59 +1,441 @@
-import { readFileSync } from 'node:fs';
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  BenchRequest,
+  benchRequests,
+  CorpusGrower,
+  readJsonLines,
+  writeCorpus,
+} from '../bench/corpus';
+import type { IngestResult, IngestSpec } from '../bench/ingest';
+import type { LoadResult, LoadSpec } from '../bench/load';
+import { directorySize, machine, peakRss } from '../bench/machine';
+import type { PeerLoad, PeerSpec } from '../bench/peer';
+import { loadConfig, PROJECT_ROOT } from '../config/config';
+import { createEmbedder } from '../embeddings/embeddings.module';
+import { EvalQuery, Metrics, QueryOutcome, scoreQueries } from '../facts/evaluation';
+import { FactDto } from '../facts/fact.dto';
+import { VectorFile } from '../facts/vector-file';
 import { UsageError } from './context';
+import { embedFile } from './embed.command';
 
 export interface BenchOptions {
-  url: string;
-  key: string;
-  queries: string;
+  facts: string;
   requests: string;
+  concurrency: string;
+  seed: string;
+  queries: string;
+  peer: boolean;
+  cache: string;
+  out?: string;
+  json?: boolean;
 }
 
+interface EngineReport {
+  engine: string;
+  build: {
+    facts: number;
+    ingestSeconds: number;
+    factsPerSecond: number;
+    indexSeconds: number;
+    diskBytes: number;
+    /** Start of the serving process (or re-open of the table) to its first answer. */
+    openSeconds: number;
+    peakRssBytes: { ingest: number | null; serve: number | null };
+  };
+  quality: Metrics;
+  load: LoadResult[];
+}
+
+const BENCH = join(PROJECT_ROOT, 'dist', 'src', 'bench');
+const WARMUP = 100;
+
 /**
- * Latency of POST /v1/search against a running server, one request at a time, with
- * the questions (and windows) of a queries file. Prints p50/p95/p99 and throughput.
+ * `bench --facts N`: grows a corpus of N facts (cached with its vectors), ingests it,
+ * serves it, and drives the real server over HTTP from a separate load process; then
+ * the same for the peer engine. Prints a table and writes JSON.
  */
 export async function benchCommand(options: BenchOptions): Promise<number> {
-  const total = Number(options.requests);
-  if (!Number.isInteger(total) || total < 1)
-    throw new UsageError('--requests must be a positive integer');
-  const bodies = readFileSync(options.queries, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim())
-    .map((line) => {
-      const { query, true_by_max } = JSON.parse(line) as { query: string; true_by_max?: string };
-      return JSON.stringify({ query, true_by_max });
-    });
-  const call = async (body: string) => {
-    const response = await fetch(`${options.url.replace(/\/+$/, '')}/v1/search`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${options.key}` },
-      body,
-    });
-    if (response.status !== 200)
-      throw new UsageError(`server answered ${response.status}: ${await response.text()}`);
-    await response.arrayBuffer();
-  };
-  // Warm-up (JIT, WASM) with texts the timed run does not repeat, so no vector is cached.
-  for (const body of bodies.slice(0, 20))
-    await call(body.replace('"query":"', '"query":"warm-up: '));
-  const times: number[] = [];
-  const started = performance.now();
-  for (let i = 0; i < total; i++) {
-    // Distinct texts beyond the file's length defeat the query-vector cache.
-    const body =
-      i < bodies.length
-        ? bodies[i]
-        : bodies[i % bodies.length].replace('"query":"', `"query":"(${i}) `);
-    const t0 = performance.now();
-    await call(body);
-    times.push(performance.now() - t0);
+  const count = parseCount(options.facts);
+  const requests = positive(options.requests, '--requests');
+  const seed = positive(options.seed, '--seed');
+  const levels = options.concurrency.split(',').map((c) => positive(c.trim(), '--concurrency'));
+  const queries = readJsonLines<EvalQuery>(options.queries);
+  const cache = resolve(options.cache);
+  mkdirSync(cache, { recursive: true });
+  const say = (line: string) => console.error(`bench: ${line}`);
+
+  const corpus = join(cache, `corpus-${count}-seed${seed}.jsonl`);
+  if (!existsSync(corpus)) {
+    say(`growing ${count} facts from ${loadConfig().seedFile}`);
+    const base = readJsonLines<FactDto>(loadConfig().seedFile);
+    await writeCorpus(new CorpusGrower(base, seed), count, `${corpus}.partial`);
+    renameSync(`${corpus}.partial`, corpus);
   }
-  const seconds = (performance.now() - started) / 1000;
-  times.sort((a, b) => a - b);
-  const at = (q: number) =>
-    times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(1);
-  console.log(
-    `requests ${total}  p50 ${at(0.5)} ms  p95 ${at(0.95)} ms  p99 ${at(0.99)} ms  ${(total / seconds).toFixed(1)} req/s`,
+  const embedding = await cachedVectors(corpus, say);
+  const facts = readJsonLines<FactDto>(corpus);
+  const load = benchRequests(queries, facts, WARMUP + requests * levels.length, seed + 1);
+  const batches = levels.map((_, i) =>
+    [
+      ...load.slice(0, WARMUP),
+      ...load.slice(WARMUP + i * requests, WARMUP + (i + 1) * requests),
+    ].map((request) => JSON.stringify(request)),
   );
+  const qualityBodies = queries.map((q) =>
+    JSON.stringify({ query: q.query, true_by_max: q.true_by_max }),
+  );
+  const runs = { queries, qualityBodies, batches, levels };
+
+  const engines = [await benchFreshfacts(corpus, count, cache, runs, say)];
+  if (options.peer) engines.push(await benchPeer(corpus, cache, runs, say));
+
+  const report = {
+    command: `bin/freshfacts bench --facts ${options.facts}`,
+    date: new Date().toISOString(),
+    machine: machine(),
+    corpus: { path: corpus, facts: count, seed },
+    embedder: embedding,
+    requests: { perLevel: requests, warmup: WARMUP, mix: describeMix(load.slice(WARMUP)) },
+    engines,
+  };
+  const out = resolve(options.out ?? join(PROJECT_ROOT, 'bench', 'results', `bench-${count}.json`));
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
+  if (options.json) console.log(JSON.stringify(report, null, 2));
+  else printTables(engines, levels);
+  say(`wrote ${out}`);
   return 0;
+}
+
+interface Runs {
+  queries: EvalQuery[];
+  qualityBodies: string[];
+  batches: string[][];
+  levels: number[];
+}
+
+/** The corpus's vectors from the cache beside it, computed (and timed) on the first run. */
+async function cachedVectors(corpus: string, say: (line: string) => void) {
+  const embedder = createEmbedder(loadConfig());
+  const timing = `${corpus}.embedding.json`;
+  if (!existsSync(timing) || !VectorFile.load(corpus, embedder.model)) {
+    say(`embedding the corpus with ${embedder.model} (cached for later runs)`);
+    const made = await embedFile(corpus, embedder);
+    writeFileSync(timing, JSON.stringify({ model: embedder.model, ...made }));
+  }
+  const made = JSON.parse(readFileSync(timing, 'utf8')) as { questions: number; seconds: number };
+  return {
+    model: embedder.model,
+    questions: made.questions,
+    seconds: made.seconds,
+    perSecond: made.questions / made.seconds,
+  };
+}
+
+async function benchFreshfacts(
+  corpus: string,
+  count: number,
+  cache: string,
+  runs: Runs,
+  say: (line: string) => void,
+): Promise<EngineReport> {
+  const dataDir = join(cache, `freshfacts-${count}`);
+  rmSync(dataDir, { recursive: true, force: true });
+  const env = {
+    ...process.env,
+    FRESHFACTS_DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    FRESHFACTS_SEED_FILE: '',
+    FRESHFACTS_LOG_LEVEL: 'error',
+    FRESHFACTS_SOURCES_WORKER: 'off',
+  };
+  try {
+    say(`freshfacts: ingesting ${count} facts into ${dataDir}`);
+    const spec: IngestSpec = { corpus, email: 'bench@freshfacts.invalid' };
+    const ingest = await jsonChild<IngestResult>(join(BENCH, 'ingest.js'), spec, env);
+    if (ingest.added !== count)
+      throw new Error(
+        `ingest stored ${ingest.added} of ${count} facts (${ingest.rejected} rejected)`,
+      );
+    const diskBytes = directorySize(dataDir);
+    const port = await freePort();
+    const started = performance.now();
+    const server = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'freshfacts'), 'serve'], {
+      env: { ...env, PORT: String(port), FRESHFACTS_HOST: '127.0.0.1' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    try {
+      await ready(`http://127.0.0.1:${port}/readyz`, server);
+      const openSeconds = (performance.now() - started) / 1000;
+      say(`freshfacts: serving on ${port} after ${openSeconds.toFixed(1)} s; measuring`);
+      const url = `http://127.0.0.1:${port}/v1/search`;
+      const measured = await measure(url, ingest.key, runs);
+      return {
+        engine: 'freshfacts',
+        build: {
+          facts: count,
+          ingestSeconds: ingest.seconds,
+          factsPerSecond: count / ingest.seconds,
+          indexSeconds: ingest.indexSeconds,
+          diskBytes,
+          openSeconds,
+          peakRssBytes: { ingest: ingest.maxRssBytes, serve: peakRss(server.pid!) },
+        },
+        ...measured,
+      };
+    } finally {
+      await stop(server);
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function benchPeer(
+  corpus: string,
+  cache: string,
+  runs: Runs,
+  say: (line: string) => void,
+): Promise<EngineReport> {
+  const dir = join(cache, `lancedb-${runs.qualityBodies.length}-${Date.now()}`);
+  const spec: PeerSpec = { dir, corpus, port: 0 };
+  const specFile = writeSpec(cache, 'peer', spec);
+  say('peer: loading the same corpus and vectors into LanceDB');
+  const peer = spawn(process.execPath, [join(BENCH, 'peer.js'), specFile], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const line = await firstLine(peer);
+    const loaded = JSON.parse(line) as PeerLoad & { port: number };
+    say(`peer: ${loaded.engine} serving on ${loaded.port}; measuring`);
+    const measured = await measure(`http://127.0.0.1:${loaded.port}/v1/search`, undefined, runs);
+    return {
+      engine: loaded.engine,
+      build: {
+        facts: loaded.facts,
+        ingestSeconds: loaded.loadSeconds,
+        factsPerSecond: loaded.facts / loaded.loadSeconds,
+        indexSeconds: loaded.indexSeconds,
+        diskBytes: loaded.diskBytes,
+        openSeconds: loaded.openSeconds,
+        // One process both loads and serves; its peak covers both.
+        peakRssBytes: { ingest: null, serve: peakRss(peer.pid!) },
+      },
+      ...measured,
+    };
+  } finally {
+    await stop(peer);
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(specFile, { force: true });
+  }
+}
+
+/** Quality on the dev queries, then latency at each concurrency, from a load process. */
+async function measure(url: string, key: string | undefined, runs: Runs) {
+  const quality = await loadChild(
+    { url, key, bodies: runs.qualityBodies, concurrency: 1, warmup: 0 },
+    true,
+  );
+  const outcomes = (quality.bodies as { results: QueryOutcome['facts'] }[]).map((body) => ({
+    facts: body.results,
+  }));
+  const load: LoadResult[] = [];
+  for (const [i, concurrency] of runs.levels.entries()) {
+    load.push(
+      await loadChild({ url, key, bodies: runs.batches[i], concurrency, warmup: WARMUP }, false),
+    );
+  }
+  return { quality: scoreQueries(runs.queries, outcomes).all, load };
+}
+
+async function loadChild(spec: LoadSpec, bodies: boolean): Promise<LoadResult> {
+  return jsonChild<LoadResult>(
+    join(BENCH, 'load.js'),
+    spec,
+    process.env,
+    bodies ? ['--bodies'] : [],
+  );
+}
+
+/** Runs `script SPEC.json` in a new Node process and parses what it prints. */
+async function jsonChild<T>(
+  script: string,
+  spec: unknown,
+  env: NodeJS.ProcessEnv,
+  args: string[] = [],
+): Promise<T> {
+  const specFile = writeSpec(dirname(script), 'spec', spec);
+  try {
+    const child = spawn(process.execPath, [script, specFile, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    if (code !== 0) throw new Error(`${script} failed (exit ${code})`);
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+  } finally {
+    rmSync(specFile, { force: true });
+  }
+}
+
+function writeSpec(dir: string, name: string, spec: unknown): string {
+  const path = join(dir, `.${name}-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(path, JSON.stringify(spec));
+  return path;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.on('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+async function ready(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30 * 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
+    const status = await fetch(url).then(
+      (res) => res.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  throw new Error(`${url} not ready after 30 minutes`);
+}
+
+function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((done, fail) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', done);
+    child.once('exit', (code) => fail(new Error(`peer exited with code ${code}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const closed = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await closed;
+  clearTimeout(timer);
+}
+
+/** `10k`, `100k`, `1M` or a plain number. */
+export function parseCount(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(text.trim());
+  const value = match ? Number(match[1]) * ({ k: 1e3, m: 1e6 }[match[2].toLowerCase()] ?? 1) : NaN;
+  if (!Number.isInteger(value) || value < 100 || value > 10_000_000)
+    throw new UsageError(
+      `--facts must be a whole number from 100 to 10M, such as 10k or 1M (got "${text}")`,
+    );
+  return value;
+}
+
+function positive(text: string, name: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new UsageError(`${name} must be a positive integer (got "${text}")`);
+  return value;
+}
+
+function describeMix(requests: BenchRequest[]) {
+  const share = (test: (r: BenchRequest) => boolean) =>
+    Number((requests.filter(test).length / requests.length).toFixed(2));
+  return {
+    noWindow: share((r) => !r.true_by_max),
+    upperBoundOnly: share((r) => !!r.true_by_max && !r.true_by_min),
+    window: share((r) => !!r.true_by_min),
+    timeline: share((r) => r.timeline),
+    k10: share((r) => r.k === 10),
+    k20: share((r) => r.k === 20),
+    k100: share((r) => r.k === 100),
+  };
+}
+
+function printTables(engines: EngineReport[], levels: number[]): void {
+  const mb = (bytes: number | null) => (bytes === null ? '-' : (bytes / 2 ** 20).toFixed(0));
+  const f = (n: number | null, digits = 1) =>
+    n === null || Number.isNaN(n) ? '-' : n.toFixed(digits);
+  const rows: string[][] = [
+    ['engine', 'facts', 'ingest/s', 'index s', 'disk MB', 'open s', 'RSS ingest', 'RSS serve'],
+    ...engines.map((e) => [
+      e.engine,
+      String(e.build.facts),
+      f(e.build.factsPerSecond, 0),
+      f(e.build.indexSeconds),
+      mb(e.build.diskBytes),
+      f(e.build.openSeconds, 2),
+      mb(e.build.peakRssBytes.ingest),
+      mb(e.build.peakRssBytes.serve),
+    ]),
+  ];
+  console.log(table(rows));
+  const search: string[][] = [['engine', 'conc', 'p50 ms', 'p95 ms', 'p99 ms', 'req/s']];
+  for (const e of engines) {
+    e.load.forEach((run, i) =>
+      search.push([
+        e.engine,
+        String(levels[i]),
+        f(run.p50),
+        f(run.p95),
+        f(run.p99),
+        f(run.perSecond),
+      ]),
+    );
+  }
+  console.log('\n' + table(search));
+  const quality: string[][] = [
+    ['engine', 'recall@1', 'recall@5', 'recall@10', 'MRR', 'first', 'outside'],
+  ];
+  for (const e of engines) {
+    const q = e.quality;
+    quality.push([
+      e.engine,
+      f(q.recallAt1, 3),
+      f(q.recallAt5, 3),
+      f(q.recallAt10, 3),
+      f(q.mrr, 3),
+      f(q.firstCorrect, 3),
+      String(q.outsideWindow),
+    ]);
+  }
+  console.log('\n' + table(quality));
+  if (engines.length === 2) {
+    const [ours, peer] = engines;
+    const ratio = (a: number, b: number) => (b ? (a / b).toFixed(2) : '-');
+    const ratios: string[][] = [
+      ['peer ÷ freshfacts', ...levels.flatMap((c) => [`p50 c=${c}`, `req/s c=${c}`]), 'recall@10'],
+    ];
+    ratios.push([
+      '',
+      ...levels.flatMap((_, i) => [
+        ratio(peer.load[i].p50, ours.load[i].p50),
+        ratio(peer.load[i].perSecond, ours.load[i].perSecond),
+      ]),
+      ratio(peer.quality.recallAt10, ours.quality.recallAt10),
+    ]);
+    console.log('\n' + table(ratios));
+  }
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+        .join('  '),
+    )
+    .join('\n');
 }

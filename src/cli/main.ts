@@ -12,6 +12,7 @@ import { BenchOptions, benchCommand } from './bench.command';
 import { migrateCommand } from './db.command';
 import { embedCommand } from './embed.command';
 import { EvalOptions, evalCommand } from './eval.command';
+import { reembedCommand } from './reembed.command';
 import { ingestCommand } from './ingest.command';
 import { createKey, listKeys, revokeKey } from './keys.command';
 import { serveCommand } from './serve.command';
@@ -59,6 +60,10 @@ function program(): Command {
     .description('precompute question vectors of a JSON Lines file into FILE.vectors')
     .action(async (file: string) => exit(await embedCommand(file)));
   cli
+    .command('reembed')
+    .description('re-embed every stored fact with the configured encoder (after changing it)')
+    .action(async () => exit(await reembedCommand()));
+  cli
     .command('eval <queries>')
     .description('retrieval quality on a queries file (see ../shared/data/README.md)')
     .option('--facts <file>', 'load these facts into a fresh temporary store first')
@@ -70,11 +75,16 @@ function program(): Command {
     );
   cli
     .command('bench')
-    .description('latency of /v1/search on a running server, one request at a time')
-    .requiredOption('--key <key>', 'an API key of that server')
-    .option('--url <url>', 'the server', 'http://127.0.0.1:8080')
-    .option('--queries <file>', 'questions to ask (queries JSON Lines)', 'corpus/queries-dev.jsonl')
-    .option('--requests <n>', 'number of timed requests', '300')
+    .description('speed and quality at N facts, over HTTP, against a peer engine (bench/README.md)')
+    .requiredOption('--facts <n>', 'corpus size: 10k, 100k, 1M or a number')
+    .option('--requests <n>', 'timed requests at each concurrency', '1000')
+    .option('--concurrency <list>', 'concurrent clients, comma-separated', '1,16')
+    .option('--seed <n>', 'seed of the grown corpus and the request mix', '1')
+    .option('--queries <file>', 'dev queries: quality, and part of the load', 'corpus/queries-dev.jsonl')
+    .option('--no-peer', 'leave out the peer engine (LanceDB)')
+    .option('--cache <dir>', 'grown corpora, their vectors and scratch stores', 'bench/.cache')
+    .option('--out <file>', 'where the JSON goes (default bench/results/bench-N.json)')
+    .option('--json', 'print the JSON instead of tables')
     .action(async (options: BenchOptions) => exit(await benchCommand(options)));
   const sources = cli.command('sources').description('upstream sources that keep facts current');
   sources

@@ -14,7 +14,11 @@ export interface AppConfig {
   dbPoolSize: number;
   /** Facts loaded into an empty database by `serve`; empty string disables it. */
   seedFile: string;
-  embedder: 'use-lite' | 'openai';
+  embedder: 'static' | 'use-lite' | 'openai';
+  /** The static model's file (FRESHFACTS_STATIC_MODEL); unset: the shipped one. */
+  staticModel?: string;
+  /** False only for `reembed`, which opens a store of another model's vectors to convert it. */
+  checkEmbeddingModel?: boolean;
   embeddingsUrl?: string;
   embeddingsModel?: string;
   embeddingsApiKey?: string;
@@ -84,7 +88,12 @@ export const CONFIG = Symbol('AppConfig');
 
 /** Builds the config from `env`; throws a ConfigError naming the bad setting. */
 export function loadConfig(env: Env = process.env): AppConfig {
-  const embedder = oneOf(env, 'FRESHFACTS_EMBEDDER', ['use-lite', 'openai'] as const, 'use-lite');
+  const embedder = oneOf(
+    env,
+    'FRESHFACTS_EMBEDDER',
+    ['static', 'use-lite', 'openai'] as const,
+    'static',
+  );
   const config: AppConfig = {
     databaseUrl: nonEmpty(env.DATABASE_URL),
     dataDir: resolve(env.FRESHFACTS_DATA_DIR || 'data'),
@@ -95,6 +104,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dbPoolSize: integer(env, 'FRESHFACTS_DB_POOL_SIZE', 10, 1, 1000),
     seedFile: env.FRESHFACTS_SEED_FILE ?? DEFAULT_SEED_FILE,
     embedder,
+    staticModel: nonEmpty(env.FRESHFACTS_STATIC_MODEL),
     embeddingsUrl: nonEmpty(env.FRESHFACTS_EMBEDDINGS_URL),
     embeddingsModel: nonEmpty(env.FRESHFACTS_EMBEDDINGS_MODEL),
     embeddingsApiKey: nonEmpty(env.FRESHFACTS_EMBEDDINGS_API_KEY),

@@ -16,6 +16,10 @@ export class CachedEmbedder implements Embedder {
     return this.inner.model;
   }
 
+  get dimensions(): number {
+    return this.inner.dimensions;
+  }
+
   get ready(): boolean {
     return this.inner.ready;
   }

@@ -1,10 +1,9 @@
-/** Vector length of the `facts.embedding` column; every provider must produce it. */
-export const EMBEDDING_DIMENSIONS = 512;
-
 /** Turns sentences into unit-length vectors. Implementations are swappable by settings. */
 export interface Embedder {
   /** Identifies the model, so stored vectors are only reused with the model that made them. */
   readonly model: string;
+  /** Vector length; the store's `facts.embedding` column follows the configured model. */
+  readonly dimensions: number;
   /** Whether a query can be embedded now, without first loading a model (readiness). */
   readonly ready: boolean;
   embed(texts: string[]): Promise<Float32Array[]>;

@@ -3,6 +3,7 @@ import { AppConfig, CONFIG } from '../config/config';
 import { MetricsService } from '../metrics/metrics.service';
 import { EMBEDDER, Embedder } from './embedder';
 import { OpenAiEmbedder } from './openai.embedder';
+import { StaticEmbedder } from './static.embedder';
 import { UseLiteEmbedder } from './use-lite.embedder';
 
 export function createEmbedder(config: AppConfig): Embedder {
@@ -13,7 +14,8 @@ export function createEmbedder(config: AppConfig): Embedder {
       apiKey: config.embeddingsApiKey,
     });
   }
-  return new UseLiteEmbedder();
+  if (config.embedder === 'use-lite') return new UseLiteEmbedder();
+  return new StaticEmbedder(config.staticModel);
 }
 
 /** Times every batch the embedder encodes. */
@@ -21,6 +23,9 @@ function timed(embedder: Embedder, metrics: MetricsService): Embedder {
   return {
     get model() {
       return embedder.model;
+    },
+    get dimensions() {
+      return embedder.dimensions;
     },
     get ready() {
       return embedder.ready;

@@ -1,4 +1,4 @@
-import { EMBEDDING_DIMENSIONS, Embedder, EmbeddingError, normalise } from './embedder';
+import { Embedder, EmbeddingError, normalise } from './embedder';
 
 export interface OpenAiEmbedderOptions {
   url: string;
@@ -10,6 +10,8 @@ export interface OpenAiEmbedderOptions {
 /** Any OpenAI-compatible `POST {url}/embeddings` API, for operators who host their own model. */
 export class OpenAiEmbedder implements Embedder {
   readonly model: string;
+  /** The API must answer with vectors of this length (OpenAI's models take a `dimensions` option). */
+  readonly dimensions = OPENAI_DIMENSIONS;
   /** A remote API has nothing to load; its outages show as 503 on the calls themselves. */
   readonly ready = true;
 
@@ -37,7 +39,10 @@ export class OpenAiEmbedder implements Embedder {
   }
 }
 
-function parse(body: unknown, expected: number): Float32Array[] {
+/** Vector length asked of the API (OpenAI's models take a `dimensions` option). */
+const OPENAI_DIMENSIONS = 512;
+
+function parse(body: unknown, expected: number, dimensions = OPENAI_DIMENSIONS): Float32Array[] {
   const data = (body as { data?: { index?: number; embedding?: unknown }[] }).data;
   if (!Array.isArray(data) || data.length !== expected) {
     throw new EmbeddingError(
@@ -47,9 +52,9 @@ function parse(body: unknown, expected: number): Float32Array[] {
   const out = new Array<Float32Array>(expected);
   data.forEach((item, position) => {
     const vector = item.embedding;
-    if (!Array.isArray(vector) || vector.length !== EMBEDDING_DIMENSIONS) {
+    if (!Array.isArray(vector) || vector.length !== dimensions) {
       throw new EmbeddingError(
-        `embeddings API vectors must have ${EMBEDDING_DIMENSIONS} dimensions`,
+        `embeddings API vectors must have ${dimensions} dimensions`,
       );
     }
     out[item.index ?? position] = normalise(Float32Array.from(vector));

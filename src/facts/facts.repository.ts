@@ -1,5 +1,7 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig, CONFIG } from '../config/config';
+import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { candidatesFor, DEFAULT_RANKING, Ranking } from './ranking';
 import { searchText } from './search-text';
 
@@ -61,13 +63,108 @@ export interface ScoredFact {
   score: number;
 }
 
+/** Stored vectors come from another model than the configured one. */
+export class StoreModelError extends Error {}
+
 /** The only code that speaks SQL to the facts tables. */
 @Injectable()
 export class FactsRepository implements OnApplicationBootstrap {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    @Inject(CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    if (this.config.checkEmbeddingModel === false) return;
+    await this.adoptModel();
     await this.ensureVectorIndex();
+  }
+
+  /**
+   * Makes sure stored vectors and the configured encoder agree, since vectors of two
+   * models are not comparable. An empty store takes the configured model's length; a
+   * store of another model's vectors is refused with the command that converts it.
+   */
+  async adoptModel(): Promise<void> {
+    const { model, dimensions } = this.embedder;
+    await this.db.transaction(async (tx) => {
+      const [stored] = await tx.query<{ model: string | null; dimensions: number; any: boolean }[]>(
+        `SELECT embedding_model AS model, embedding_dimensions AS dimensions,
+                EXISTS (SELECT 1 FROM facts) AS any
+         FROM corpus_stats FOR UPDATE`,
+      );
+      if (stored.model === model && stored.dimensions === dimensions) return;
+      if (stored.any && !(stored.model === null && stored.dimensions === dimensions)) {
+        throw new StoreModelError(
+          `The store's facts were embedded by ${stored.model ?? 'an unrecorded model'} ` +
+            `(${stored.dimensions} dimensions), but the service is set to ${model} ` +
+            `(${dimensions}). Run \`bin/freshfacts reembed\` to re-embed them, or set ` +
+            `FRESHFACTS_EMBEDDER back.`,
+        );
+      }
+      if (stored.dimensions !== dimensions) await this.resizeEmbeddings(tx, dimensions);
+      await tx.query(
+        `UPDATE corpus_stats SET embedding_model = $1, embedding_dimensions = $2`,
+        [model, dimensions],
+      );
+    });
+  }
+
+  private async resizeEmbeddings(tx: EntityManager, dimensions: number): Promise<void> {
+    await tx.query(`DROP INDEX IF EXISTS facts_embedding_idx`);
+    await tx.query(
+      `ALTER TABLE facts ALTER COLUMN embedding TYPE vector(${Number(dimensions)}) USING NULL`,
+    );
+  }
+
+  /**
+   * Re-embeds every stored question with the configured model, in batches into a
+   * side column, then swaps it in with one transaction: an interrupted run leaves the
+   * store as it was, and the next run starts over.
+   */
+  async reembed(onProgress: (done: number, total: number) => void): Promise<number> {
+    const { model, dimensions } = this.embedder;
+    const total = await this.count();
+    await this.db.query(`ALTER TABLE facts DROP COLUMN IF EXISTS embedding_next`);
+    await this.db.query(`ALTER TABLE facts ADD COLUMN embedding_next vector(${Number(dimensions)})`);
+    const fill = async (db: DataSource | EntityManager, where: string) => {
+      let done = 0;
+      for (let last = '0'; ; ) {
+        const rows = await db.query<{ id: string; question: string }[]>(
+          `SELECT id::text, question FROM facts WHERE id > $1::bigint AND ${where}
+           ORDER BY id LIMIT 2000`,
+          [last],
+        );
+        if (rows.length === 0) return done;
+        const vectors = await this.embedder.embed(rows.map((row) => row.question));
+        await db.query(
+          `UPDATE facts SET embedding_next = v.embedding::vector
+           FROM unnest($1::bigint[], $2::text[]) AS v(id, embedding) WHERE facts.id = v.id`,
+          [rows.map((row) => row.id), vectors.map((vector) => `[${Array.from(vector).join(',')}]`)],
+        );
+        last = rows[rows.length - 1].id;
+        done += rows.length;
+        onProgress(done, total);
+      }
+    };
+    await fill(this.db, 'true');
+    return this.db.transaction(async (tx) => {
+      // Facts written meanwhile by another process of a server database.
+      await fill(tx, 'embedding_next IS NULL');
+      await tx.query(`DROP INDEX IF EXISTS facts_embedding_idx`);
+      await tx.query(`ALTER TABLE facts DROP COLUMN embedding`);
+      await tx.query(`ALTER TABLE facts RENAME COLUMN embedding_next TO embedding`);
+      await tx.query(`ALTER TABLE facts ALTER COLUMN embedding SET NOT NULL`);
+      await tx.query(
+        `UPDATE corpus_stats SET embedding_model = $1, embedding_dimensions = $2`,
+        [model, dimensions],
+      );
+      await tx.query(
+        `CREATE INDEX facts_embedding_idx ON facts USING hnsw (embedding vector_cosine_ops)`,
+      );
+      return total;
+    });
   }
 
   /**
@@ -119,7 +216,7 @@ export class FactsRepository implements OnApplicationBootstrap {
   private async insert(tx: EntityManager, records: FactRecord[]) {
     const rows = await tx.query<{ id: string; inserted: boolean }[]>(
       `INSERT INTO facts (question, answer, true_by, sources, dedup_key, embedding, search_text)
-       SELECT r.question, r.answer, r.true_by::date, ${SOURCES}, r.dedup_key, r.embedding::vector(512),
+       SELECT r.question, r.answer, r.true_by::date, ${SOURCES}, r.dedup_key, r.embedding::vector,
               setweight(to_tsvector('english', r.search_question), 'A') ||
               setweight(to_tsvector('english', r.search_answer), 'B')
        FROM jsonb_to_recordset($1::jsonb) AS ${RECORD}
@@ -286,7 +383,7 @@ function candidateSql(search: FactSearch, ranking: Ranking): [string, unknown[]]
   // the window is scanned exactly ("+ 0" keeps the planner off the vector index).
   // The vector must be an expression of the parameter, not a CTE column, or the
   // planner cannot use the HNSW index.
-  const v = `${vector}::int4[]::vector(512)`;
+  const v = `${vector}::int4[]::vector`;
   const semanticOrder = bounds.length ? `(f.embedding <=> ${v}) + 0` : `f.embedding <=> ${v}`;
   const sql = `
     WITH terms AS (

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { EMBEDDING_DIMENSIONS } from '../embeddings/embedder';
 
 /**
  * Precomputed embeddings that ship beside a JSON Lines file (`FILE.vectors`), so a
@@ -32,7 +31,7 @@ export class VectorFile {
       dimensions: number;
       count: number;
     };
-    if (header.model !== model || header.dimensions !== EMBEDDING_DIMENSIONS) return undefined;
+    if (header.model !== model) return undefined;
     const vectors = new Map<string, Float32Array>();
     const record = 16 + 2 * header.dimensions;
     for (let i = 0; i < header.count; i++) {
@@ -47,10 +46,9 @@ export class VectorFile {
   }
 
   static write(jsonlPath: string, model: string, entries: [string, Float32Array][]): string {
-    const header = Buffer.from(
-      JSON.stringify({ model, dimensions: EMBEDDING_DIMENSIONS, count: entries.length }) + '\n',
-    );
-    const record = 16 + 2 * EMBEDDING_DIMENSIONS;
+    const dimensions = entries[0]?.[1].length ?? 0;
+    const header = Buffer.from(JSON.stringify({ model, dimensions, count: entries.length }) + '\n');
+    const record = 16 + 2 * dimensions;
     const body = Buffer.alloc(entries.length * record);
     entries.forEach(([text, vector], i) => {
       textKey(text).copy(body, i * record);

@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+
+/** What the bench asks of one load run: where, what, and how many at once. */
+export interface LoadSpec {
+  url: string;
+  key?: string;
+  /** JSON request bodies, sent in order; each is sent once. */
+  bodies: string[];
+  concurrency: number;
+  /** Requests sent first and not timed (JIT, caches, the WASM tier-up). */
+  warmup: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  concurrency: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  /** Response bodies of the timed requests, when asked for (quality is scored on them). */
+  bodies?: unknown[];
+}
+
+/**
+ * Sends every body to POST {url} with at most `concurrency` in flight, over kept-alive
+ * loopback connections, and measures each from write to the last byte read. Runs in
+ * its own process (see `main` below) so the client never shares an event loop or a
+ * core's time slice accounting with the server it measures.
+ */
+export async function runLoad(spec: LoadSpec, keepBodies = false): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: spec.concurrency });
+  const url = new URL(spec.url);
+  const post = (body: string) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            ...(spec.key ? { authorization: `Bearer ${spec.key}` } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const send = async (body: string) => {
+    const answer = await post(body);
+    if (answer.status !== 200)
+      throw new Error(`${spec.url} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+    return answer.text;
+  };
+  try {
+    for (const body of spec.bodies.slice(0, spec.warmup)) await send(body);
+    const timed = spec.bodies.slice(spec.warmup);
+    const times = new Array<number>(timed.length);
+    const answers = new Array<unknown>(timed.length);
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: spec.concurrency }, async () => {
+        while (next < timed.length) {
+          const i = next++;
+          const t0 = performance.now();
+          const text = await send(timed[i]);
+          times[i] = performance.now() - t0;
+          if (keepBodies) answers[i] = JSON.parse(text);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      ...summarise(times, seconds),
+      concurrency: spec.concurrency,
+      ...(keepBodies ? { bodies: answers } : {}),
+    };
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** Latency percentiles (ms, nearest rank) and throughput of one run. */
+export function summarise(times: number[], seconds: number) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? NaN;
+  return {
+    requests: times.length,
+    seconds,
+    perSecond: times.length / seconds,
+    p50: at(0.5),
+    p95: at(0.95),
+    p99: at(0.99),
+    max: sorted[sorted.length - 1] ?? NaN,
+  };
+}
+
+/** `node load.js SPEC.json [--bodies]`: runs the load and prints the result as JSON. */
+async function main(): Promise<void> {
+  const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as LoadSpec;
+  const result = await runLoad(spec, process.argv.includes('--bodies'));
+  process.stdout.write(JSON.stringify(result));
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,25 @@
+import { SingleBar } from 'cli-progress';
+import { loadConfig } from '../config/config';
+import { FactsRepository } from '../facts/facts.repository';
+import { withContext } from './context';
+
+/** Re-embeds every stored fact with the configured encoder (after changing it). */
+export async function reembedCommand(): Promise<number> {
+  const config = { ...loadConfig(), checkEmbeddingModel: false };
+  const started = performance.now();
+  const bar = new SingleBar({ stream: process.stderr, format: 're-embedding {bar} {value}/{total}' });
+  const total = await withContext(async (context) => {
+    const facts = context.get(FactsRepository);
+    let begun = false;
+    const count = await facts.reembed((done, all) => {
+      if (!begun) bar.start(all, 0);
+      begun = true;
+      bar.update(done);
+    });
+    bar.stop();
+    return count;
+  }, config);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`re-embedded ${total} facts in ${seconds.toFixed(1)} s`);
+  return 0;
+}
