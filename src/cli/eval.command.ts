@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { INestApplicationContext } from '@nestjs/common';
 import { loadConfig } from '../config/config';
 import { IngestService } from '../facts/ingest.service';
-import { DEFAULT_RANKING, Ranking } from '../facts/ranking';
+import { Ranking, rankingFor } from '../facts/ranking';
+import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { SearchService } from '../search/search.service';
 import { EvalQuery, Metrics, scoreQueries, sweep, QueryOutcome } from '../facts/evaluation';
 import { withContext, UsageError } from './context';
@@ -26,7 +27,6 @@ export async function evalCommand(file: string, options: EvalOptions): Promise<n
   const queries = readQueries(file);
   if (!(options.mode in MODES))
     throw new UsageError(`--mode must be one of ${Object.keys(MODES).join(', ')}`);
-  const ranking = { ...DEFAULT_RANKING, ...MODES[options.mode] };
   const env = { ...process.env };
   const scratch = options.facts ? mkdtempSync(join(tmpdir(), 'freshfacts-eval-')) : undefined;
   if (scratch) {
@@ -39,6 +39,8 @@ export async function evalCommand(file: string, options: EvalOptions): Promise<n
   try {
     return await withContext(async (context) => {
       if (options.facts) await context.get(IngestService).ingestFile(options.facts);
+      const model = context.get<Embedder>(EMBEDDER).model;
+      const ranking = { ...rankingFor(model), ...MODES[options.mode] };
       if (options.sweep) return runSweep(context, queries, ranking, options);
       const outcomes = await runQueries(context, queries, ranking);
       print(scoreQueries(queries, outcomes), options.json);
@@ -116,7 +118,7 @@ function print(metrics: Record<string, Metrics>, json?: boolean): void {
     'first',
     'outside',
   ] as const;
-  console.log(['kind'.padEnd(34), ...columns.map((c) => c.padStart(9))].join(''));
+  console.log(['kind'.padEnd(34), ...columns.map((c) => c.padStart(10))].join(''));
   for (const [kind, m] of Object.entries(metrics)) {
     const cells = [
       m.queries,
@@ -131,7 +133,7 @@ function print(metrics: Record<string, Metrics>, json?: boolean): void {
       [
         kind.padEnd(34),
         ...cells.map((c) =>
-          (c === null ? '-' : Number.isInteger(c) ? String(c) : c.toFixed(3)).padStart(9),
+          (c === null ? '-' : Number.isInteger(c) ? String(c) : c.toFixed(3)).padStart(10),
         ),
       ].join(''),
     );

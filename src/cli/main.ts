@@ -20,6 +20,7 @@ import { findFacts, showFact } from './facts.command';
 import { addSource, listSources, removeSource, runSources } from './sources.command';
 import { SourceInputError } from '../sources/source-input';
 import { SourceExistsError } from '../sources/sources.repository';
+import { StoreModelError } from '../facts/facts.repository';
 
 // Errors a user can act on: printed as one line, exit status 2.
 const USER_ERRORS = [
@@ -33,6 +34,7 @@ const USER_ERRORS = [
   AccountNotFoundError,
   SourceInputError,
   SourceExistsError,
+  StoreModelError,
 ];
 
 function program(): Command {
@@ -80,7 +82,11 @@ function program(): Command {
     .option('--requests <n>', 'timed requests at each concurrency', '1000')
     .option('--concurrency <list>', 'concurrent clients, comma-separated', '1,16')
     .option('--seed <n>', 'seed of the grown corpus and the request mix', '1')
-    .option('--queries <file>', 'dev queries: quality, and part of the load', 'corpus/queries-dev.jsonl')
+    .option(
+      '--queries <file>',
+      'dev queries: quality, and part of the load',
+      'corpus/queries-dev.jsonl',
+    )
     .option('--no-peer', 'leave out the peer engine (LanceDB)')
     .option('--cache <dir>', 'grown corpora, their vectors and scratch stores', 'bench/.cache')
     .option('--out <file>', 'where the JSON goes (default bench/results/bench-N.json)')

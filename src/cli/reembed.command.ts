@@ -7,7 +7,10 @@ import { withContext } from './context';
 export async function reembedCommand(): Promise<number> {
   const config = { ...loadConfig(), checkEmbeddingModel: false };
   const started = performance.now();
-  const bar = new SingleBar({ stream: process.stderr, format: 're-embedding {bar} {value}/{total}' });
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: 're-embedding {bar} {value}/{total}',
+  });
   const total = await withContext(async (context) => {
     const facts = context.get(FactsRepository);
     let begun = false;

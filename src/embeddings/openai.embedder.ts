@@ -53,9 +53,7 @@ function parse(body: unknown, expected: number, dimensions = OPENAI_DIMENSIONS):
   data.forEach((item, position) => {
     const vector = item.embedding;
     if (!Array.isArray(vector) || vector.length !== dimensions) {
-      throw new EmbeddingError(
-        `embeddings API vectors must have ${dimensions} dimensions`,
-      );
+      throw new EmbeddingError(`embeddings API vectors must have ${dimensions} dimensions`);
     }
     out[item.index ?? position] = normalise(Float32Array.from(vector));
   });

@@ -28,14 +28,14 @@ export class StaticEmbedder implements Embedder {
     return this.loaded !== undefined;
   }
 
-  embed(texts: string[]): Promise<Float32Array[]> {
+  // async so that a refusal is a rejected promise, as with the other encoders
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async embed(texts: string[]): Promise<Float32Array[]> {
     const model = this.load();
-    return Promise.resolve(
-      texts.map((text) => {
-        if (!text.trim()) throw new EmbeddingError('cannot embed an empty text');
-        return model.embed(text);
-      }),
-    );
+    return texts.map((text) => {
+      if (!text.trim()) throw new EmbeddingError('cannot embed an empty text');
+      return model.embed(text);
+    });
   }
 
   private load(): StaticModel {

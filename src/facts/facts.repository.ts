@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig, CONFIG } from '../config/config';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
-import { candidatesFor, DEFAULT_RANKING, Ranking } from './ranking';
+import { candidatesFor, Ranking } from './ranking';
 import { searchText } from './search-text';
 
 export interface NewFact {
@@ -104,10 +104,10 @@ export class FactsRepository implements OnApplicationBootstrap {
         );
       }
       if (stored.dimensions !== dimensions) await this.resizeEmbeddings(tx, dimensions);
-      await tx.query(
-        `UPDATE corpus_stats SET embedding_model = $1, embedding_dimensions = $2`,
-        [model, dimensions],
-      );
+      await tx.query(`UPDATE corpus_stats SET embedding_model = $1, embedding_dimensions = $2`, [
+        model,
+        dimensions,
+      ]);
     });
   }
 
@@ -127,10 +127,12 @@ export class FactsRepository implements OnApplicationBootstrap {
     const { model, dimensions } = this.embedder;
     const total = await this.count();
     await this.db.query(`ALTER TABLE facts DROP COLUMN IF EXISTS embedding_next`);
-    await this.db.query(`ALTER TABLE facts ADD COLUMN embedding_next vector(${Number(dimensions)})`);
+    await this.db.query(
+      `ALTER TABLE facts ADD COLUMN embedding_next vector(${Number(dimensions)})`,
+    );
     const fill = async (db: DataSource | EntityManager, where: string) => {
       let done = 0;
-      for (let last = '0'; ; ) {
+      for (let last = '0'; ;) {
         const rows = await db.query<{ id: string; question: string }[]>(
           `SELECT id::text, question FROM facts WHERE id > $1::bigint AND ${where}
            ORDER BY id LIMIT 2000`,
@@ -156,10 +158,10 @@ export class FactsRepository implements OnApplicationBootstrap {
       await tx.query(`ALTER TABLE facts DROP COLUMN embedding`);
       await tx.query(`ALTER TABLE facts RENAME COLUMN embedding_next TO embedding`);
       await tx.query(`ALTER TABLE facts ALTER COLUMN embedding SET NOT NULL`);
-      await tx.query(
-        `UPDATE corpus_stats SET embedding_model = $1, embedding_dimensions = $2`,
-        [model, dimensions],
-      );
+      await tx.query(`UPDATE corpus_stats SET embedding_model = $1, embedding_dimensions = $2`, [
+        model,
+        dimensions,
+      ]);
       await tx.query(
         `CREATE INDEX facts_embedding_idx ON facts USING hnsw (embedding vector_cosine_ops)`,
       );
@@ -303,7 +305,7 @@ export class FactsRepository implements OnApplicationBootstrap {
    * inside the date bounds, fused into one score; then the close-match cut, the
    * order, and `k`. When no fact matches closely, the `k` nearest are returned.
    */
-  async search(search: FactSearch, ranking: Ranking = DEFAULT_RANKING): Promise<ScoredFact[]> {
+  async search(search: FactSearch, ranking: Ranking): Promise<ScoredFact[]> {
     const order = search.timeline
       ? `day DESC NULLS LAST, score DESC`
       : `score DESC, day DESC NULLS LAST`;
@@ -339,7 +341,7 @@ export class FactsRepository implements OnApplicationBootstrap {
    * The candidates of `search` with both relevance signals apart, before fusion and
    * cut: what `eval --sweep` calibrates the ranking on.
    */
-  async candidates(search: FactSearch, ranking: Ranking = DEFAULT_RANKING): Promise<Candidate[]> {
+  async candidates(search: FactSearch, ranking: Ranking): Promise<Candidate[]> {
     const [sql, params] = candidateSql(search, ranking);
     const rows = await this.db.query<Candidate[]>(
       `${sql} SELECT id::text, question, answer, true_by, cos, lex FROM scored`,

@@ -18,7 +18,8 @@ export interface Ranking {
   sides: 'both' | 'lexical' | 'semantic';
 }
 
-export const DEFAULT_RANKING: Ranking = {
+/** For the Universal Sentence Encoder (and an OpenAI-compatible API, not calibrated apart). */
+export const ENCODER_RANKING: Ranking = {
   semanticWeight: 0.5,
   answerWeight: 0.3,
   closeThreshold: 0.3,
@@ -26,6 +27,22 @@ export const DEFAULT_RANKING: Ranking = {
   commonTermShare: 0.1,
   sides: 'both',
 };
+
+/**
+ * For the distilled static model: its cosines spread differently, so the cut sits
+ * lower and answers weigh less (swept again on the same queries, 2026-11-23).
+ */
+export const STATIC_RANKING: Ranking = {
+  ...ENCODER_RANKING,
+  answerWeight: 0.2,
+  closeThreshold: 0.25,
+  relativeThreshold: 0.75,
+};
+
+/** The calibration for the encoder that made the vectors (`Embedder.model`). */
+export function rankingFor(model: string): Ranking {
+  return model.startsWith('static-') ? STATIC_RANKING : ENCODER_RANKING;
+}
 
 /** Candidates drawn from each side (lexical, semantic) before fusion. */
 export function candidatesFor(k: number): number {

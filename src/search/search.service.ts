@@ -7,7 +7,7 @@ import { nextDay, parseInstant, utcDay } from '../common/dates';
 import { FactDto } from '../facts/fact.dto';
 import { FactsRepository } from '../facts/facts.repository';
 import { ModelCutoffs } from '../models/model-cutoffs';
-import { DEFAULT_RANKING, Ranking } from '../facts/ranking';
+import { Ranking, rankingFor } from '../facts/ranking';
 
 export const DEFAULT_K = 20;
 export const MIN_K = 10;
@@ -44,7 +44,10 @@ export class SearchService {
     this.queryEmbedder = new CachedEmbedder(embedder);
   }
 
-  async find(request: FactQuery, ranking: Ranking = DEFAULT_RANKING): Promise<FactAnswer> {
+  async find(
+    request: FactQuery,
+    ranking: Ranking = rankingFor(this.queryEmbedder.model),
+  ): Promise<FactAnswer> {
     this.metrics.searches.inc();
     const model = request.model_id ? this.cutoffs.lookup(request.model_id) : undefined;
     const min = parseInstant(request.true_by_min);

@@ -114,6 +114,39 @@ describe('bin/freshfacts keys and accounts', () => {
   });
 });
 
+describe('bin/freshfacts reembed', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'freshfacts-reembed-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses a store of the vectors of another model, then converts it and serves again', async () => {
+    const path = join(dir, 'facts.jsonl');
+    const questions = Array.from({ length: 30 }, (_, i) => `Who won cup final number ${i}?`);
+    writeFileSync(
+      path,
+      questions.map((q, i) => JSON.stringify(fact(q, `Team ${i}`, '2021-05-01'))).join('\n'),
+    );
+    const env = { FRESHFACTS_DATA_DIR: join(dir, 'data'), DATABASE_URL: '' };
+    const teacher = { ...env, FRESHFACTS_EMBEDDER: 'use-lite' };
+    expect((await run(['ingest', path], teacher).done).out).toContain('added 30,');
+
+    const refused = await run(['facts', 'find', 'cup final'], env).done;
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('embedded by use-lite');
+    expect(refused.err).toContain('bin/freshfacts reembed');
+
+    const converted = await run(['reembed'], env).done;
+    expect(converted.code).toBe(0);
+    expect(converted.out).toContain('re-embedded 30 facts');
+    const found = await run(['facts', 'find', 'cup final number 7'], env).done;
+    expect(found.code).toBe(0);
+    expect(found.out).toContain('Who won cup final number 7?');
+    // and the other way back, for an operator who wants the full encoder
+    expect((await run(['facts', 'find', 'cup'], teacher).done).code).toBe(2);
+    expect((await run(['reembed'], teacher).done).out).toContain('re-embedded 30 facts');
+  }, 180_000);
+});
+
 describe('bin/freshfacts eval', () => {
   it('reports recall, first answers and facts outside the window on a fresh store', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'freshfacts-eval-'));

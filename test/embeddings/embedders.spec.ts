@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 import { CachedEmbedder } from '../../src/embeddings/cached.embedder';
 import { Embedder, EmbeddingError } from '../../src/embeddings/embedder';
 import { OpenAiEmbedder } from '../../src/embeddings/openai.embedder';
+import { StaticEmbedder } from '../../src/embeddings/static.embedder';
 import { UseLiteEmbedder } from '../../src/embeddings/use-lite.embedder';
 
 function dot(a: Float32Array, b: Float32Array): number {
@@ -32,6 +33,48 @@ describe('the in-process encoder (Universal Sentence Encoder lite, from the npm 
 
   it('refuses empty text instead of misaligning the batch', async () => {
     await expect(encoder.embed(['a question', '   '])).rejects.toThrow(EmbeddingError);
+  });
+});
+
+describe('the default encoder (a static model distilled from it, shipped in models/)', () => {
+  const encoder = new StaticEmbedder();
+  const teacher = new UseLiteEmbedder();
+
+  it('gives 128-dimension unit vectors that put paraphrases closer than unrelated questions', async () => {
+    const [a, b, c] = await encoder.embed([
+      'Who is the head coach of the football club?',
+      'Which manager leads the soccer team?',
+      'What is the boiling point of water at sea level?',
+    ]);
+    expect(encoder.dimensions).toBe(128);
+    expect(a).toHaveLength(128);
+    expect(dot(a, a)).toBeCloseTo(1, 4);
+    expect(dot(a, b)).toBeGreaterThan(dot(a, c) + 0.1);
+  });
+
+  it('names its model by the file content, so stored vectors of another fit are detected', () => {
+    expect(encoder.model).toMatch(/^static-use-lite-128-[0-9a-f]{8}$/);
+    expect(encoder.model).not.toBe(teacher.model);
+  });
+
+  it('ranks questions like the encoder it was distilled from', async () => {
+    const questions = [
+      'Who is the prime minister of Japan?',
+      'Who leads the Japanese government?',
+      'What is the population of Nigeria?',
+      'How many people live in Lagos?',
+      'Who won the 2024 Tour de France?',
+    ];
+    const [mine, theirs] = [await encoder.embed(questions), await teacher.embed(questions)];
+    const nearest = (vectors: Float32Array[], i: number) =>
+      vectors
+        .map((v, j) => ({ j, s: j === i ? -2 : dot(vectors[i], v) }))
+        .sort((x, y) => y.s - x.s)[0].j;
+    expect([0, 2].map((i) => nearest(mine, i))).toEqual([0, 2].map((i) => nearest(theirs, i)));
+  });
+
+  it('refuses empty text', async () => {
+    await expect(encoder.embed(['a question', ' '])).rejects.toThrow(EmbeddingError);
   });
 });
 
@@ -99,6 +142,7 @@ describe('the query cache', () => {
     const calls: string[][] = [];
     const inner: Embedder = {
       model: 'counting',
+      dimensions: 512,
       ready: true,
       embed: (texts) => {
         calls.push(texts);

@@ -1,7 +1,7 @@
 import { EMBEDDER, Embedder } from '../../src/embeddings/embedder';
 import { replay } from '../../src/facts/evaluation';
 import { FactSearch, FactsRepository } from '../../src/facts/facts.repository';
-import { DEFAULT_RANKING } from '../../src/facts/ranking';
+import { rankingFor } from '../../src/facts/ranking';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA, fact, matches, OTHER } from '../support/corpus';
 
@@ -21,8 +21,13 @@ describe('the lexical score', () => {
 
   it('is the IDF-weighted share of query terms found, answer-only terms counting less', async () => {
     const facts = t.app.get(FactsRepository);
-    const [vector] = await t.app.get<Embedder>(EMBEDDER).embed(['river Vienna']);
-    const rows = await facts.candidates({ query: 'river Vienna', vector, k: 10, timeline: true });
+    const embedder = t.app.get<Embedder>(EMBEDDER);
+    const ranking = rankingFor(embedder.model);
+    const [vector] = await embedder.embed(['river Vienna']);
+    const rows = await facts.candidates(
+      { query: 'river Vienna', vector, k: 10, timeline: true },
+      ranking,
+    );
     const lex = Object.fromEntries(rows.map((row) => [row.question, row.lex]));
     // N = 4 facts; "river" is in 2, "vienna" in 2 (one only as an answer word).
     const idf = (n: number) => Math.log(1 + (4 - n + 0.5) / (n + 0.5));
@@ -32,14 +37,14 @@ describe('the lexical score', () => {
     expect(lex['Which city hosts the Vienna State Opera?']).toBeCloseTo(idf(2) / total, 6);
     expect(lex['Who wrote the opera Tosca?'] ?? 0).toBe(0);
     const byQuestion = Object.fromEntries(
-      (await facts.candidates({ query: 'Budapest Tosca', vector, k: 10, timeline: true })).map(
-        (row) => [row.question, row.lex],
-      ),
+      (
+        await facts.candidates({ query: 'Budapest Tosca', vector, k: 10, timeline: true }, ranking)
+      ).map((row) => [row.question, row.lex]),
     );
-    // "budapest" is in 2 facts: in one question, and in one answer only (weight 0.3).
+    // "budapest" is in 2 facts: in one question, and in one answer only (answerWeight).
     const both = idf(2) + idf(1);
     expect(byQuestion['Which city hosts the Vienna State Opera?']).toBeCloseTo(
-      (DEFAULT_RANKING.answerWeight * idf(2)) / both,
+      (ranking.answerWeight * idf(2)) / both,
       6,
     );
     expect(byQuestion['Who wrote the opera Tosca?']).toBeCloseTo(idf(1) / both, 6);
@@ -56,6 +61,7 @@ describe('the calibration replay', () => {
   it('orders and cuts exactly as the SQL does, so the sweep tunes the real engine', async () => {
     const facts = t.app.get(FactsRepository);
     const embedder = t.app.get<Embedder>(EMBEDDER);
+    const ranking = rankingFor(embedder.model);
     const queries = [
       'Who is the head coach of Calcio Catania?',
       'final score of league match 7',
@@ -66,8 +72,8 @@ describe('the calibration replay', () => {
       for (const maxDay of [undefined, '2020-06-30']) {
         const [vector] = await embedder.embed([query]);
         const search: FactSearch = { query, vector, k: 20, timeline: true, maxDay };
-        const sql = (await facts.search(search)).map((row) => row.question);
-        const replayed = replay(await facts.candidates(search), DEFAULT_RANKING).map(
+        const sql = (await facts.search(search, ranking)).map((row) => row.question);
+        const replayed = replay(await facts.candidates(search, ranking), ranking).map(
           (row) => row.question,
         );
         expect(replayed).toEqual(sql);

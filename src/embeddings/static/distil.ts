@@ -42,7 +42,11 @@ async function loadTeacher(): Promise<EmbeddingsModel> {
 }
 
 /** Teacher vectors for every piece and every training sentence; cached, they take minutes. */
-async function teacherVectors(pieces: Pieces, sentences: string[], cache: string): Promise<Teacher> {
+async function teacherVectors(
+  pieces: Pieces,
+  sentences: string[],
+  cache: string,
+): Promise<Teacher> {
   const path = join(cache, `teacher-${sentences.length}.json`);
   if (existsSync(path)) {
     const saved = JSON.parse(readFileSync(path, 'utf8')) as {
@@ -64,13 +68,16 @@ async function teacherVectors(pieces: Pieces, sentences: string[], cache: string
     for (let i = 0; i < inputs.length; i += 16) {
       const batch = await teacher.embed(inputs.slice(i, i + 16));
       out.push(...batch.map((v) => Float32Array.from(v)));
-      if (i % 1600 === 0) console.error(`${label}: ${i}/${inputs.length} (${(Date.now() - started) / 1000} s)`);
+      if (i % 1600 === 0)
+        console.error(`${label}: ${i}/${inputs.length} (${(Date.now() - started) / 1000} s)`);
     }
     return out;
   };
   // Pieces go in by id, as the teacher's own tokenizer would hand them over.
   const tokenizer = teacher.tokenizer;
-  teacher.tokenizer = { encode: (input: string) => JSON.parse(input) as number[] } as typeof tokenizer;
+  teacher.tokenizer = {
+    encode: (input: string) => JSON.parse(input) as number[],
+  } as typeof tokenizer;
   const ids = Array.from({ length: pieces.size }, (_, id) => JSON.stringify([id]));
   const pieceVectors = await embed(ids, 'pieces');
   teacher.tokenizer = tokenizer;
@@ -92,7 +99,9 @@ async function trainingText(shared: string, corpus: string, queries: string): Pr
   const pages = join(shared, 'upstream', 'pages');
   for (const file of readdirSync(pages).filter((f) => f.endsWith('.html'))) {
     try {
-      texts.push(readPage(readFileSync(join(pages, file), 'utf8'), `https://example.org/${file}`).text);
+      texts.push(
+        readPage(readFileSync(join(pages, file), 'utf8'), `https://example.org/${file}`).text,
+      );
     } catch {
       // Pages too short for an article are not training text either.
     }
@@ -100,7 +109,10 @@ async function trainingText(shared: string, corpus: string, queries: string): Pr
   const feeds = join(shared, 'upstream', 'feeds');
   const english = /^(guardian|huffpost|nbc|talkingpoints|techcrunch|washingtonpost)/;
   for (const file of readdirSync(feeds).filter((f) => english.test(f))) {
-    for (const item of await readFeed(readFileSync(join(feeds, file), 'utf8'), 'https://example.org/feed')) {
+    for (const item of await readFeed(
+      readFileSync(join(feeds, file), 'utf8'),
+      'https://example.org/feed',
+    )) {
       texts.push(`${item.title}. ${item.text}`);
     }
   }
@@ -111,7 +123,9 @@ async function trainingText(shared: string, corpus: string, queries: string): Pr
   const expected = readFileSync(queries, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((line) => (JSON.parse(line) as { expect_answer_contains: string }).expect_answer_contains.toLowerCase());
+    .map((line) =>
+      (JSON.parse(line) as { expect_answer_contains: string }).expect_answer_contains.toLowerCase(),
+    );
   const questions = readFileSync(corpus, 'utf8')
     .split('\n')
     .filter(Boolean)
@@ -127,7 +141,11 @@ function fit(pieces: Pieces, teacher: Teacher, dims: number, lambda: number): St
   const encoded = teacher.sentences.map((s) => pieces.encode(s));
   const counts = new Float64Array(V);
   let total = 0;
-  for (const ids of encoded) for (const id of ids) (counts[id]++, total++);
+  for (const ids of encoded)
+    for (const id of ids) {
+      counts[id]++;
+      total++;
+    }
   const weights = Float32Array.from(counts, (c) => A / (A + c / total));
   // Sparse rows: sentence s = sum over its pieces of (w / sum w) * T[piece].
   const rows = encoded.map((ids) => {
@@ -162,7 +180,10 @@ function fit(pieces: Pieces, teacher: Teacher, dims: number, lambda: number): St
   for (let it = 0; it < 200 && rr > 1e-10; it++) {
     const Ap = apply(p);
     const alpha = rr / p.reduce((s, x, i) => s + x * Ap[i], 0);
-    for (let i = 0; i < T.length; i++) (T[i] += alpha * p[i], r[i] -= alpha * Ap[i]);
+    for (let i = 0; i < T.length; i++) {
+      T[i] += alpha * p[i];
+      r[i] -= alpha * Ap[i];
+    }
     const next = r.reduce((s, x) => s + x * x, 0);
     for (let i = 0; i < p.length; i++) p[i] = r[i] + (next / rr) * p[i];
     rr = next;
@@ -182,7 +203,9 @@ function fit(pieces: Pieces, teacher: Teacher, dims: number, lambda: number): St
       for (let d = 0; d < D; d++) x += T[id * D + d] * P[k][d];
       table[id * dims + k] = x;
     }
-  const center = Float32Array.from(P, (direction) => direction.reduce((s, x, d) => s + x * mean[d], 0));
+  const center = Float32Array.from(P, (direction) =>
+    direction.reduce((s, x, d) => s + x * mean[d], 0),
+  );
   return new StaticModel(pieces, dims, weights, table, center);
 }
 
