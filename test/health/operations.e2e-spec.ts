@@ -21,8 +21,23 @@ describe('operating a replica', () => {
   });
   afterAll(() => t?.close());
 
-  it('is alive at once, and ready only once the encoder is loaded', async () => {
-    const fresh = await startApp(); // no facts ingested: nothing has loaded the encoder yet
+  it('is ready at once with the default encoder, whose table loads with the store', async () => {
+    const fresh = await startApp();
+    try {
+      await request(fresh.url)
+        .get('/readyz')
+        .expect(200, {
+          status: 'ready',
+          checks: { database: 'ok', migrations: 'ok', embedder: 'ok' },
+        });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('is alive at once, and ready only once the full encoder is loaded', async () => {
+    // no facts ingested: nothing has loaded the encoder yet
+    const fresh = await startApp({ env: { FRESHFACTS_EMBEDDER: 'use-lite' } });
     try {
       await request(fresh.url).get('/healthz').expect(200, { status: 'ok' });
       const loading = await request(fresh.url).get('/readyz').expect(503);
