@@ -108,7 +108,7 @@ export class ApiKeyGuard implements CanActivate {
       throw new InvalidApiKeyError('The Authorization header must be "Bearer <API_KEY>".');
     const key = await this.keys.verify(token);
     if (!key) throw new InvalidApiKeyError('The API key is unknown or revoked.');
-    request.caller = { accountId: key.accountId, plan: key.account.plan };
+    request.caller = { accountId: key.accountId, plan: key.plan };
     return true;
   }
 }

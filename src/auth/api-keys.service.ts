@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { sameSecret } from '../common/constant-time';
 import { ProblemError } from '../common/problem';
 import { Account } from './account.entity';
 import { ApiKey } from './api-key.entity';
+import type { PlanName } from '../billing/plans';
 
 export const KEY_PREFIX = 'ff_live_';
 const DISPLAY_LENGTH = KEY_PREFIX.length + 8;
@@ -29,6 +30,12 @@ export class KeyNotFoundError extends ProblemError {
   constructor(detail: string) {
     super(404, 'key-not-found', 'No such key', detail);
   }
+}
+
+export interface VerifiedKey {
+  id: string;
+  accountId: string;
+  plan: PlanName;
 }
 
 /** Issues, verifies and revokes API keys. Only a key's SHA-256 is ever stored. */
@@ -73,27 +80,32 @@ export class ApiKeysService {
     return { key, prefix, email: account.email };
   }
 
-  /** The active key matching `token`, or undefined. */
-  async verify(token: string): Promise<ApiKey | undefined> {
+  /**
+   * The active key matching `token` and its account's plan, or undefined. One
+   * statement on every authenticated call: the lookup, and the `last_used_at` stamp at
+   * most once a minute per key, so a busy key does not add a write to every call.
+   */
+  async verify(token: string): Promise<VerifiedKey | undefined> {
     if (!KEY_SHAPE.test(token)) return undefined;
     const hash = sha256(token);
-    const found = await this.keys.findOne({
-      where: { keyHash: hash, revokedAt: IsNull() },
-      relations: { account: true },
-    });
+    const [found] = await this.db.query<(VerifiedKey & { keyHash: string })[]>(
+      `WITH found AS (
+         SELECT k.id::text, k.account_id::text AS "accountId", k.key_hash AS "keyHash", a.plan,
+                k.last_used_at
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id
+         WHERE k.key_hash = $1 AND k.revoked_at IS NULL
+       ), stamped AS (
+         UPDATE api_keys SET last_used_at = now()
+         WHERE id = (SELECT id::bigint FROM found)
+           AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+       )
+       SELECT id, "accountId", "keyHash", plan FROM found`,
+      [hash],
+    );
     // The lookup is by hash already; the constant-time compare guards against any
     // collation or padding surprise turning a near-miss into a match.
     if (!found || !sameSecret(hash, found.keyHash)) return undefined;
-    // At most one write a minute per key: a busy key must not add a write to every call.
-    await this.keys
-      .createQueryBuilder()
-      .update()
-      .set({ lastUsedAt: () => 'now()' })
-      .where(`id = :id AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, {
-        id: found.id,
-      })
-      .execute();
-    return found;
+    return { id: found.id, accountId: found.accountId, plan: found.plan };
   }
 
   /** Revokes the key given in full, or by its displayed prefix when that is unambiguous. */

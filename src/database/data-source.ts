@@ -14,9 +14,14 @@ export { DatabaseSetupError };
 
 /**
  * Per-session settings the ranking query relies on: the HNSW scan must be able to
- * return as many candidates as the query asks for (the default stops at 40).
+ * return as many candidates as the query asks for (the default stops at 40), and,
+ * filtered by a wide date window, go on past the first ef_search neighbours until
+ * enough pass (order among them is restored by the exact re-scoring).
  */
-export const SESSION_SETTINGS: Record<string, string> = { 'hnsw.ef_search': '200' };
+export const SESSION_SETTINGS: Record<string, string> = {
+  'hnsw.ef_search': '200',
+  'hnsw.iterative_scan': 'relaxed_order',
+};
 
 const PGVECTOR_HELP =
   'The database has no pgvector extension. Install it on the server (Debian/Ubuntu: ' +

@@ -66,9 +66,19 @@ export interface ScoredFact {
 /** Stored vectors come from another model than the configured one. */
 export class StoreModelError extends Error {}
 
+/**
+ * A date window estimated to hold at most this many facts is ranked by an exact
+ * distance scan; a wider one through the HNSW index with an iterative scan, which
+ * costs about the same at any size but may miss a few neighbours (bench/README.md).
+ */
+export const EXACT_WINDOW_ROWS = 5000;
+
 /** The only code that speaks SQL to the facts tables. */
 @Injectable()
 export class FactsRepository implements OnApplicationBootstrap {
+  /** Facts per month of `true_by` ('YYYY-MM'), to size date windows without a query. */
+  private months = new Map<string, number>();
+
   constructor(
     private readonly db: DataSource,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
@@ -79,6 +89,29 @@ export class FactsRepository implements OnApplicationBootstrap {
     if (this.config.checkEmbeddingModel === false) return;
     await this.adoptModel();
     await this.ensureVectorIndex();
+    await this.countMonths();
+  }
+
+  private async countMonths(): Promise<void> {
+    const rows = await this.db.query<{ month: string; facts: number }[]>(
+      `SELECT to_char(true_by, 'YYYY-MM') AS month, count(*)::int AS facts
+       FROM facts WHERE true_by IS NOT NULL GROUP BY 1`,
+    );
+    this.months = new Map(rows.map((row) => [row.month, row.facts]));
+  }
+
+  /** About how many facts fall between the bounds (inclusive days), from the month counts. */
+  windowRows(minDay?: string, maxDay?: string): number {
+    const from = minDay ? Date.parse(minDay) : -Infinity;
+    const to = maxDay ? Date.parse(maxDay) + DAY : Infinity;
+    let rows = 0;
+    for (const [month, facts] of this.months) {
+      const start = Date.parse(`${month}-01`);
+      const end = Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1);
+      const overlap = Math.min(end, to) - Math.max(start, from);
+      if (overlap > 0) rows += (facts * overlap) / (end - start);
+    }
+    return rows;
   }
 
   /**
@@ -297,6 +330,7 @@ export class FactsRepository implements OnApplicationBootstrap {
     // (2 ms a term here after a bulk load); merge it now, and give the planner stats.
     await this.db.query(`SELECT gin_clean_pending_list('facts_search_text_idx')`);
     await this.db.query(`ANALYZE facts`);
+    await this.countMonths();
   }
 
   /**
@@ -309,7 +343,7 @@ export class FactsRepository implements OnApplicationBootstrap {
     const order = search.timeline
       ? `day DESC NULLS LAST, score DESC`
       : `score DESC, day DESC NULLS LAST`;
-    const [sql, params] = candidateSql(search, ranking);
+    const [sql, params] = candidateSql(search, ranking, this.exactWindow(search));
     const $ = (value: unknown) => `$${params.push(value)}`;
     const [w, k, threshold, relative] = [
       `${$(ranking.semanticWeight)}::float8`,
@@ -337,12 +371,17 @@ export class FactsRepository implements OnApplicationBootstrap {
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
   }
 
+  private exactWindow(search: FactSearch): boolean {
+    if (!search.minDay && !search.maxDay) return false;
+    return this.windowRows(search.minDay, search.maxDay) <= EXACT_WINDOW_ROWS;
+  }
+
   /**
    * The candidates of `search` with both relevance signals apart, before fusion and
    * cut: what `eval --sweep` calibrates the ranking on.
    */
   async candidates(search: FactSearch, ranking: Ranking): Promise<Candidate[]> {
-    const [sql, params] = candidateSql(search, ranking);
+    const [sql, params] = candidateSql(search, ranking, this.exactWindow(search));
     const rows = await this.db.query<Candidate[]>(
       `${sql} SELECT id::text, question, answer, true_by, cos, lex FROM scored`,
       params,
@@ -365,7 +404,11 @@ export interface Candidate {
  * row per candidate with `cos` and `lex` in 0..1. Returns its parameters, to which
  * the caller appends its own.
  */
-function candidateSql(search: FactSearch, ranking: Ranking): [string, unknown[]] {
+function candidateSql(
+  search: FactSearch,
+  ranking: Ranking,
+  exactWindow: boolean,
+): [string, unknown[]] {
   const perSide = candidatesFor(search.k);
   const params: unknown[] = [];
   const $ = (value: unknown) => `$${params.push(value)}`;
@@ -381,12 +424,13 @@ function candidateSql(search: FactSearch, ranking: Ranking): [string, unknown[]]
   if (search.minDay) bounds.push(`f.true_by >= ${$(search.minDay)}::date`);
   if (search.maxDay) bounds.push(`f.true_by <= ${$(search.maxDay)}::date`);
   const within = bounds.map((bound) => `AND ${bound}`).join(' ');
-  // Within a date window the HNSW graph may hold too few qualifying neighbours, so
-  // the window is scanned exactly ("+ 0" keeps the planner off the vector index).
-  // The vector must be an expression of the parameter, not a CTE column, or the
-  // planner cannot use the HNSW index.
+  // A narrow date window is scanned exactly ("+ 0" keeps the planner off the vector
+  // index): the HNSW graph would have to be walked far to find its few facts. A wide
+  // one goes through the index, whose iterative scan (a session setting) walks on
+  // until enough neighbours pass the filter. The vector must be an expression of the
+  // parameter, not a CTE column, or the planner cannot use the HNSW index.
   const v = `${vector}::int4[]::vector`;
-  const semanticOrder = bounds.length ? `(f.embedding <=> ${v}) + 0` : `f.embedding <=> ${v}`;
+  const semanticOrder = exactWindow ? `(f.embedding <=> ${v}) + 0` : `f.embedding <=> ${v}`;
   const sql = `
     WITH terms AS (
       SELECT ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5) / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
@@ -429,6 +473,7 @@ function quantise(vector: Float32Array): number[] {
 
 const RECORD = `r(question text, answer text, true_by text, sources jsonb, dedup_key text,
   embedding text, search_question text, search_answer text)`;
+const DAY = 86_400_000;
 const SOURCES = `ARRAY(SELECT jsonb_array_elements_text(r.sources))`;
 /** Stored sources first, then the new ones not yet among them. */
 const MERGED = (incoming: string) =>
