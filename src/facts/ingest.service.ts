@@ -47,7 +47,7 @@ export class IngestService {
       if (rejected.length > 0) return { added: 0, merged: 0, rejected, refused: true };
     }
     const bulk = (await this.facts.count()) === 0;
-    if (bulk) await this.facts.dropVectorIndex();
+    if (bulk) await this.facts.dropSearchIndexes();
     let summary: IngestSummary | undefined;
     try {
       const origin: Origin = { origin: pathToFileURL(path).href, kind: 'file' };
@@ -57,7 +57,7 @@ export class IngestService {
     } finally {
       if (bulk) {
         const started = performance.now();
-        await this.facts.ensureVectorIndex();
+        await this.facts.finishBulkLoad();
         if (summary) summary.indexSeconds = (performance.now() - started) / 1000;
       }
     }

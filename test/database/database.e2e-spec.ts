@@ -35,15 +35,18 @@ describe('the database', () => {
         'api_keys',
         'corpus_stats',
         'facts',
+        'fact_terms',
         'lexeme_stats',
         'migrations',
       ]),
     );
     const indexes = await db.query<{ indexdef: string }[]>(
-      `SELECT indexdef FROM pg_indexes WHERE tablename = 'facts'`,
+      `SELECT indexdef FROM pg_indexes WHERE tablename IN ('facts', 'fact_terms')`,
     );
     const defs = indexes.map((row) => row.indexdef).join('\n');
-    expect(defs).toMatch(/USING gin \(search_text\)/);
+    expect(defs).toMatch(
+      /ON public.fact_terms USING btree \(term\) INCLUDE \(fact_id, true_by, in_question\)/,
+    );
     expect(defs).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
   });
 
