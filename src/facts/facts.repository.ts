@@ -211,16 +211,25 @@ export class FactsRepository implements OnApplicationBootstrap {
   async finishBulkLoad(): Promise<void> {
     await this.db.query(`CLUSTER facts USING facts_true_by_idx`);
     await this.ensureSearchIndexes();
+    // The load's WAL is no longer needed once it is all in the tables (a server's
+    // own checkpoints see to that there, and need a privileged role to ask for).
+    if (!this.config.databaseUrl) await this.db.query(`CHECKPOINT`);
   }
 
   async ensureSearchIndexes(): Promise<void> {
-    await this.db.query(
-      `CREATE INDEX IF NOT EXISTS fact_terms_term_idx ON fact_terms (term)
-       INCLUDE (fact_id, true_by, in_question)`,
-    );
-    await this.db.query(
-      `CREATE INDEX IF NOT EXISTS facts_embedding_idx ON facts USING hnsw (embedding vector_cosine_ops)`,
-    );
+    await this.db.transaction(async (tx) => {
+      // The HNSW graph of a million 128-d vectors takes about 1.05 GB while it is
+      // built; with PGlite's default 64 MB it spills to a build many times slower. A
+      // server keeps the operator's own setting.
+      if (!this.config.databaseUrl) await tx.query(`SET LOCAL maintenance_work_mem = '1200MB'`);
+      await tx.query(
+        `CREATE INDEX IF NOT EXISTS fact_terms_term_idx ON fact_terms (term)
+         INCLUDE (fact_id, true_by, in_question)`,
+      );
+      await tx.query(
+        `CREATE INDEX IF NOT EXISTS facts_embedding_idx ON facts USING hnsw (embedding vector_cosine_ops)`,
+      );
+    });
   }
 
   async dropSearchIndexes(): Promise<void> {
@@ -430,13 +439,14 @@ function candidateSql(
   const perSide = candidatesFor(search.k);
   const params: unknown[] = [];
   const $ = (value: unknown) => `$${params.push(value)}`;
-  const [query, vector, lexicalLimit, semanticLimit, answerWeight, commonShare] = [
+  const [query, vector, lexicalLimit, semanticLimit, answerWeight, commonShare, maxTermFacts] = [
     $(searchText(search.query)),
     $(quantise(search.vector)),
     `${$(ranking.sides === 'semantic' ? 0 : perSide)}::int`,
     `${$(ranking.sides === 'lexical' ? 0 : perSide)}::int`,
     `${$(ranking.answerWeight)}::float8`,
     `${$(ranking.commonTermShare)}::float8`,
+    `${$(ranking.maxTermFacts)}::int`,
   ];
   const bounds: string[] = [];
   if (search.minDay) bounds.push(`f.true_by >= ${$(search.minDay)}::date`);
@@ -454,7 +464,7 @@ function candidateSql(
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
              ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
-             coalesce(s.ndoc, 0) <= c.facts * ${commonShare} AS selective,
+             coalesce(s.ndoc, 0) <= least(c.facts * ${commonShare}, ${maxTermFacts}) AS selective,
              quote_literal(t.lexeme)::tsquery AS any_field,
              (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
       FROM unnest(tsvector_to_array(to_tsvector('english', ${query}))) AS t(lexeme)

@@ -14,6 +14,11 @@ export interface Ranking {
   relativeThreshold: number;
   /** Terms in more than this share of facts do not select lexical candidates (they still score). */
   commonTermShare: number;
+  /**
+   * Nor do terms in more than this many facts: each selecting fact is read and summed
+   * on every query, so this bounds the full-text side's cost at any corpus size.
+   */
+  maxTermFacts: number;
   /** Where candidates come from; only `eval` compares the single sides. */
   sides: 'both' | 'lexical' | 'semantic';
 }
@@ -25,6 +30,7 @@ export const ENCODER_RANKING: Ranking = {
   closeThreshold: 0.3,
   relativeThreshold: 0.8,
   commonTermShare: 0.1,
+  maxTermFacts: 1000,
   sides: 'both',
 };
 
