@@ -29,6 +29,7 @@ export interface BenchOptions {
   seed: string;
   queries: string;
   peer: boolean;
+  keep?: boolean;
   cache: string;
   out?: string;
   json?: boolean;
@@ -89,7 +90,7 @@ export async function benchCommand(options: BenchOptions): Promise<number> {
   );
   const runs = { queries, qualityBodies, batches, levels };
 
-  const engines = [await benchFreshfacts(corpus, count, cache, runs, say)];
+  const engines = [await benchFreshfacts(corpus, count, cache, runs, say, options.keep)];
   if (options.peer) engines.push(await benchPeer(corpus, cache, runs, say));
 
   const report = {
@@ -141,9 +142,16 @@ async function benchFreshfacts(
   cache: string,
   runs: Runs,
   say: (line: string) => void,
+  keep = false,
 ): Promise<EngineReport> {
   const dataDir = join(cache, `freshfacts-${count}`);
-  rmSync(dataDir, { recursive: true, force: true });
+  // A kept store is served again only if its build finished (the record is written last).
+  const built = join(cache, `freshfacts-${count}.ingest.json`);
+  const reuse = keep && existsSync(built) && existsSync(dataDir);
+  if (!reuse) {
+    rmSync(built, { force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
   const env = {
     ...process.env,
     FRESHFACTS_DATA_DIR: dataDir,
@@ -153,9 +161,16 @@ async function benchFreshfacts(
     FRESHFACTS_SOURCES_WORKER: 'off',
   };
   try {
-    say(`freshfacts: ingesting ${count} facts into ${dataDir}`);
-    const spec: IngestSpec = { corpus, email: 'bench@freshfacts.invalid' };
-    const ingest = await jsonChild<IngestResult>(join(BENCH, 'ingest.js'), spec, env);
+    let ingest: IngestResult;
+    if (reuse) {
+      ingest = JSON.parse(readFileSync(built, 'utf8')) as IngestResult;
+      say(`freshfacts: serving the kept store ${dataDir} (build figures from when it was made)`);
+    } else {
+      say(`freshfacts: ingesting ${count} facts into ${dataDir}`);
+      const spec: IngestSpec = { corpus, email: 'bench@freshfacts.invalid' };
+      ingest = await jsonChild<IngestResult>(join(BENCH, 'ingest.js'), spec, env);
+      if (keep) writeFileSync(built, JSON.stringify(ingest));
+    }
     if (ingest.added !== count)
       throw new Error(
         `ingest stored ${ingest.added} of ${count} facts (${ingest.rejected} rejected)`,
@@ -190,7 +205,7 @@ async function benchFreshfacts(
       await stop(server);
     }
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -88,6 +88,10 @@ function program(): Command {
       'corpus/queries-dev.jsonl',
     )
     .option('--no-peer', 'leave out the peer engine (LanceDB)')
+    .option(
+      '--keep',
+      "keep freshfacts' built store in the cache and serve it again next time (no new ingest)",
+    )
     .option('--cache <dir>', 'grown corpora, their vectors and scratch stores', 'bench/.cache')
     .option('--out <file>', 'where the JSON goes (default bench/results/bench-N.json)')
     .option('--json', 'print the JSON instead of tables')

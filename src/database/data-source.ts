@@ -1,7 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite/vector';
 import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { AppConfig } from '../config/config';
@@ -9,6 +7,7 @@ import { ENTITIES } from './entities';
 import { DataDirLock } from './data-dir-lock';
 import { DatabaseSetupError } from './errors';
 import { pgliteDriver } from './pglite-pool';
+import { EmbeddedDb, PGliteThread } from './pglite-thread';
 
 export { DatabaseSetupError };
 
@@ -51,7 +50,7 @@ export async function closeDataSource(dataSource: DataSource): Promise<void> {
   }
 }
 
-const embeddedOf = new WeakMap<object, { pglite: PGlite; lock: DataDirLock }>();
+const embeddedOf = new WeakMap<object, { pglite: EmbeddedDb; lock: DataDirLock }>();
 
 async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> {
   const common = { type: 'postgres' as const, entities: ENTITIES, migrations: MIGRATIONS };
@@ -72,7 +71,7 @@ async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> 
   mkdirSync(dir, { recursive: true });
   const lock = DataDirLock.acquire(config.dataDir);
   try {
-    const pglite = await PGlite.create(dir, { extensions: { vector } });
+    const pglite = await PGliteThread.open(dir);
     for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
       await pglite.query(`SELECT set_config($1, $2, false)`, [name, value]);
     }

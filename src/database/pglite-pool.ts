@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { PGlite } from '@electric-sql/pglite';
+import type { EmbeddedDb } from './pglite-thread';
 
 /**
  * A `pg`-shaped driver over one embedded PGlite, for TypeORM's postgres dialect.
@@ -9,7 +9,7 @@ import type { PGlite } from '@electric-sql/pglite';
  * checked-out client owns the session until it is released, exactly like one pooled
  * connection, so transactions stay isolated and a failed one cannot poison others.
  */
-export function pgliteDriver(db: PGlite): unknown {
+export function pgliteDriver(db: EmbeddedDb): unknown {
   let tail: Promise<void> = Promise.resolve();
 
   function acquire(): Promise<() => void> {

@@ -1,0 +1,133 @@
+import { Worker } from 'node:worker_threads';
+
+/** The part of PGlite's API the driver and the set-up use. */
+export interface EmbeddedDb {
+  query(sql: string, params?: unknown[]): Promise<DbResult>;
+  exec(sql: string): Promise<DbResult[]>;
+  close(): Promise<void>;
+  readonly closed: boolean;
+}
+
+export interface DbResult {
+  rows: unknown[];
+  affectedRows?: number;
+  fields: unknown[];
+}
+
+type Request =
+  { op: 'query'; sql: string; params?: unknown[] } | { op: 'exec'; sql: string } | { op: 'close' };
+type Reply = { id: number; result?: unknown; error?: Record<string, unknown> };
+
+/**
+ * PGlite in a worker thread. PGlite runs PostgreSQL as WebAssembly on the thread that
+ * calls it: in-process, a search's 10 ms of SQL held the event loop, so HTTP parsing,
+ * auth and JSON for the other callers waited behind it and the service used one of
+ * the machine's cores. On its own thread the database and the HTTP work overlap.
+ *
+ * The worker is plain JavaScript evaluated from this file's text, so that it runs the
+ * same under ts-jest and from dist/; it loads PGlite from the paths resolved here.
+ */
+export class PGliteThread implements EmbeddedDb {
+  private readonly pending = new Map<
+    number,
+    { done: (r: unknown) => void; fail: (e: Error) => void }
+  >();
+  private next = 0;
+  private exited?: Error;
+  closed = false;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (reply: Reply) => {
+      const call = this.pending.get(reply.id);
+      if (!call) return;
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) this.worker.unref();
+      if (reply.error) call.fail(toError(reply.error));
+      else call.done(reply.result);
+    });
+    const abort = (err: Error) => {
+      this.exited = err;
+      for (const call of this.pending.values()) call.fail(err);
+      this.pending.clear();
+    };
+    worker.on('error', abort);
+    worker.on('exit', (code) => abort(new Error(`the database thread exited (code ${code})`)));
+  }
+
+  static async open(dataDir: string): Promise<PGliteThread> {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        dataDir,
+        pglite: require.resolve('@electric-sql/pglite'),
+        vector: require.resolve('@electric-sql/pglite/vector'),
+      },
+    });
+    const thread = new PGliteThread(worker);
+    await thread.call({ op: 'query', sql: 'SELECT 1' });
+    return thread;
+  }
+
+  query(sql: string, params?: unknown[]): Promise<DbResult> {
+    return this.call({ op: 'query', sql, params }) as Promise<DbResult>;
+  }
+
+  exec(sql: string): Promise<DbResult[]> {
+    return this.call({ op: 'exec', sql }) as Promise<DbResult[]>;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.call({ op: 'close' }).catch(() => undefined);
+    await this.worker.terminate();
+  }
+
+  private call(request: Request): Promise<unknown> {
+    if (this.exited) return Promise.reject(this.exited);
+    const id = this.next++;
+    // Like PGlite in-process, an idle database does not keep the process alive (a
+    // command that fails before closing it still exits); a statement in flight does.
+    if (this.pending.size === 0) this.worker.ref();
+    return new Promise((done, fail) => {
+      this.pending.set(id, { done, fail });
+      this.worker.postMessage({ ...request, id });
+    });
+  }
+}
+
+/** A PostgreSQL error keeps its SQLSTATE `code`, detail and the rest across the thread. */
+function toError(fields: Record<string, unknown>): Error {
+  const err = new Error(String(fields.message));
+  return Object.assign(err, fields, { message: err.message });
+}
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { PGlite } = require(workerData.pglite);
+const { vector } = require(workerData.vector);
+const opened = PGlite.create(workerData.dataDir, { extensions: { vector } });
+function plain(err) {
+  const out = { message: String(err && err.message) };
+  for (const [key, value] of Object.entries(err || {})) {
+    try { structuredClone(value); out[key] = value; } catch {}
+  }
+  return out;
+}
+let queue = Promise.resolve();
+parentPort.on('message', (request) => {
+  // One statement at a time, in order; the driver above owns transactions.
+  queue = queue.then(async () => {
+    try {
+      const db = await opened;
+      let result;
+      if (request.op === 'query') result = await db.query(request.sql, request.params);
+      else if (request.op === 'exec') result = await db.exec(request.sql);
+      else { await db.close(); result = null; }
+      parentPort.postMessage({ id: request.id, result });
+    } catch (err) {
+      parentPort.postMessage({ id: request.id, error: plain(err) });
+    }
+  });
+});
+`;
