@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplicationContext } from '@nestjs/common';
-import { loadConfig } from '../config/config';
+import { AppConfig, loadConfig } from '../config/config';
+import { FactsRepository } from '../facts/facts.repository';
 import { IngestService } from '../facts/ingest.service';
 import { Ranking, rankingFor } from '../facts/ranking';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
@@ -36,19 +37,36 @@ export async function evalCommand(file: string, options: EvalOptions): Promise<n
       FRESHFACTS_SEED_FILE: '',
     });
   }
+  const config = loadConfig(env);
   try {
     return await withContext(async (context) => {
       if (options.facts) await context.get(IngestService).ingestFile(options.facts);
+      else await seedEmptyStore(context, config);
       const model = context.get<Embedder>(EMBEDDER).model;
       const ranking = { ...rankingFor(model), ...MODES[options.mode] };
       if (options.sweep) return runSweep(context, queries, ranking, options);
       const outcomes = await runQueries(context, queries, ranking);
-      print(scoreQueries(queries, outcomes), options.json);
-      return 0;
-    }, loadConfig(env));
+      const metrics = scoreQueries(queries, outcomes);
+      print(metrics, options.json);
+      // A fact outside the window the caller asked for is a bug, not a quality figure.
+      if (metrics.all.outsideWindow === 0) return 0;
+      console.error(`eval: ${metrics.all.outsideWindow} facts were returned outside their window`);
+      return 1;
+    }, config);
   } finally {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** An empty store would score zero everywhere; load what `serve` would load. */
+async function seedEmptyStore(context: INestApplicationContext, config: AppConfig): Promise<void> {
+  if ((await context.get(FactsRepository).count()) > 0) return;
+  if (!config.seedFile)
+    throw new UsageError(
+      'the store holds no facts: pass --facts FILE (or set FRESHFACTS_SEED_FILE)',
+    );
+  console.error(`eval: the store holds no facts; loading ${config.seedFile} first, as serve would`);
+  await context.get(IngestService).ingestFile(config.seedFile);
 }
 
 async function runQueries(

@@ -66,13 +66,6 @@ export interface ScoredFact {
 /** Stored vectors come from another model than the configured one. */
 export class StoreModelError extends Error {}
 
-/**
- * A date window estimated to hold at most this many facts is ranked by an exact
- * distance scan; a wider one through the HNSW index with an iterative scan, which
- * costs about the same at any size but may miss a few neighbours (bench/README.md).
- */
-export const EXACT_WINDOW_ROWS = 20_000;
-
 /** The only code that speaks SQL to the facts tables. */
 @Injectable()
 export class FactsRepository implements OnApplicationBootstrap {
@@ -370,7 +363,7 @@ export class FactsRepository implements OnApplicationBootstrap {
     const order = search.timeline
       ? `day DESC NULLS LAST, score DESC`
       : `score DESC, day DESC NULLS LAST`;
-    const [sql, params] = candidateSql(search, ranking, this.exactWindow(search));
+    const [sql, params] = candidateSql(search, ranking, this.exactWindow(search, ranking));
     const $ = (value: unknown) => `$${params.push(value)}`;
     const [w, k, threshold, relative] = [
       `${$(ranking.semanticWeight)}::float8`,
@@ -398,9 +391,9 @@ export class FactsRepository implements OnApplicationBootstrap {
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
   }
 
-  private exactWindow(search: FactSearch): boolean {
+  private exactWindow(search: FactSearch, ranking: Ranking): boolean {
     if (!search.minDay && !search.maxDay) return false;
-    return this.windowRows(search.minDay, search.maxDay) <= EXACT_WINDOW_ROWS;
+    return this.windowRows(search.minDay, search.maxDay) <= ranking.exactWindowRows;
   }
 
   /**
@@ -408,7 +401,7 @@ export class FactsRepository implements OnApplicationBootstrap {
    * cut: what `eval --sweep` calibrates the ranking on.
    */
   async candidates(search: FactSearch, ranking: Ranking): Promise<Candidate[]> {
-    const [sql, params] = candidateSql(search, ranking, this.exactWindow(search));
+    const [sql, params] = candidateSql(search, ranking, this.exactWindow(search, ranking));
     const rows = await this.db.query<Candidate[]>(
       `${sql} SELECT id::text, question, answer, true_by, cos, lex FROM scored`,
       params,

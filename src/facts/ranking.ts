@@ -19,6 +19,12 @@ export interface Ranking {
    * on every query, so this bounds the full-text side's cost at any corpus size.
    */
   maxTermFacts: number;
+  /**
+   * A date window estimated to hold at most this many facts is ranked by an exact
+   * distance scan; a wider one through the HNSW index with an iterative scan, which
+   * costs about the same at any size but may miss a few neighbours (bench/README.md).
+   */
+  exactWindowRows: number;
   /** Where candidates come from; only `eval` compares the single sides. */
   sides: 'both' | 'lexical' | 'semantic';
 }
@@ -31,6 +37,7 @@ export const ENCODER_RANKING: Ranking = {
   relativeThreshold: 0.8,
   commonTermShare: 0.1,
   maxTermFacts: 1000,
+  exactWindowRows: 20_000,
   sides: 'both',
 };
 

@@ -203,6 +203,36 @@ describe('bin/freshfacts eval', () => {
   });
 });
 
+describe('bin/freshfacts eval on the current store', () => {
+  it('loads the shipped facts into an empty store first, rather than scoring nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-eval-'));
+    try {
+      const { code, out, err } = await run(['eval', 'corpus/queries-dev.jsonl', '--json'], {
+        FRESHFACTS_DATA_DIR: join(dir, 'data'),
+        DATABASE_URL: '',
+      }).done;
+      expect(err).toContain('the store holds no facts; loading');
+      expect(code).toBe(0);
+      const report = JSON.parse(out) as Record<string, { queries: number; recallAt10: number }>;
+      expect(report.all.queries).toBe(290);
+      expect(report.all.recallAt10).toBeGreaterThan(0.85);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
+describe('bin/freshfacts bench', () => {
+  it('says which option is wrong before doing any work', async () => {
+    const sizes = await run(['bench', '--facts', 'lots'], {}).done;
+    expect(sizes.code).toBe(2);
+    expect(sizes.err).toContain('--facts must be a whole number from 100 to 10M');
+    const levels = await run(['bench', '--facts', '10k', '--concurrency', '1,0'], {}).done;
+    expect(levels.code).toBe(2);
+    expect(levels.err).toContain('--concurrency must be a positive integer (got "0")');
+  });
+});
+
 describe('bin/freshfacts serve', () => {
   it('loads the seed file into an empty database, answers, and stops cleanly', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'freshfacts-serve-'));

@@ -81,3 +81,64 @@ describe('the calibration replay', () => {
     }
   });
 });
+
+describe('date windows', () => {
+  let t: TestApp;
+  // 360 facts, one every other day from 2020-01-01 (two years), about many topics.
+  const topics = ['coach', 'mayor', 'champion', 'ceo', 'president', 'winner'];
+  const day = (i: number) => new Date(Date.UTC(2020, 0, 1) + i * 2 * 86_400_000);
+  beforeAll(async () => {
+    t = await startApp({
+      facts: Array.from({ length: 360 }, (_, i) =>
+        fact(
+          `Who was the ${topics[i % topics.length]} of club number ${i} that season?`,
+          `Person ${i}`,
+          day(i).toISOString().slice(0, 10),
+        ),
+      ),
+    });
+  });
+  afterAll(() => t.close());
+
+  it('sizes a window from the month counts without a query', () => {
+    const facts = t.app.get(FactsRepository);
+    expect(facts.windowRows()).toBeCloseTo(360, 6);
+    expect(facts.windowRows('2020-03-01', '2020-04-30')).toBeGreaterThan(25);
+    expect(facts.windowRows('2020-03-01', '2020-04-30')).toBeLessThan(35);
+    expect(facts.windowRows('2030-01-01')).toBe(0);
+  });
+
+  it('keeps to the window on both access paths, and they agree on the best matches', async () => {
+    const facts = t.app.get(FactsRepository);
+    const embedder = t.app.get<Embedder>(EMBEDDER);
+    const ranking = rankingFor(embedder.model);
+    const query = 'Who was the mayor of club number 97 that season?';
+    const [vector] = await embedder.embed([query]);
+    const search: FactSearch = {
+      query,
+      vector,
+      k: 10,
+      timeline: false,
+      minDay: '2020-04-01',
+      maxDay: '2020-09-30',
+    };
+    // exactWindowRows 0 sends every window through the HNSW index's iterative scan.
+    const [exact, indexed] = await Promise.all([
+      facts.candidates(search, { ...ranking, exactWindowRows: 1e9 }),
+      facts.candidates(search, { ...ranking, exactWindowRows: 0 }),
+    ]);
+    for (const rows of [exact, indexed]) {
+      expect(rows.length).toBeGreaterThan(50);
+      for (const row of rows) {
+        expect(row.true_by! >= '2020-04-01' && row.true_by! <= '2020-09-30').toBe(true);
+      }
+    }
+    const best = (rows: typeof exact) =>
+      [...rows]
+        .sort((a, b) => b.cos - a.cos)
+        .slice(0, 5)
+        .map((row) => row.question);
+    expect(best(indexed)).toEqual(best(exact));
+    expect(best(exact)).toContain(query);
+  });
+});

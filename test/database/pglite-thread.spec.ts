@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGliteThread } from '../../src/database/pglite-thread';
+
+describe('the embedded database on its own thread', () => {
+  let dir: string;
+  let db: PGliteThread;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'freshfacts-thread-'));
+    db = await PGliteThread.open(dir);
+  });
+  afterAll(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers statements in order, with parameters, vectors and dates intact', async () => {
+    await db.exec(`CREATE EXTENSION IF NOT EXISTS vector;
+      CREATE TABLE t (id int PRIMARY KEY, day date, v vector(3))`);
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      db.query(`INSERT INTO t VALUES ($1, $2::date, $3::vector)`, [i, '2024-02-29', `[${i},1,0]`]),
+    );
+    await Promise.all(writes);
+    const { rows } = await db.query(
+      `SELECT count(*)::int AS n, min(day) AS day, (SELECT id FROM t ORDER BY v <-> '[7,1,0]' LIMIT 1) AS nearest FROM t`,
+    );
+    expect(rows).toEqual([{ n: 20, day: new Date('2024-02-29T00:00:00.000Z'), nearest: 7 }]);
+  });
+
+  it("keeps PostgreSQL's error fields, so callers can tell a conflict from an outage", async () => {
+    const failed = await db
+      .query(`INSERT INTO t VALUES (1, NULL, NULL)`)
+      .catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(Error);
+    expect(failed).toMatchObject({ code: '23505', constraint: 't_pkey' });
+    expect((failed as Error).message).toMatch(/duplicate key value violates unique constraint/);
+    // and the session goes on
+    await expect(db.query(`SELECT 1 AS one`)).resolves.toMatchObject({ rows: [{ one: 1 }] });
+  });
+
+  it('refuses statements once closed, instead of hanging', async () => {
+    const otherDir = mkdtempSync(join(tmpdir(), 'freshfacts-thread-'));
+    const other = await PGliteThread.open(otherDir);
+    await other.close();
+    await expect(other.query('SELECT 1')).rejects.toThrow(/database thread exited/);
+    rmSync(otherDir, { recursive: true, force: true });
+  });
+});
