@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig, CONFIG } from '../config/config';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
+import { EMBEDDING_BITS_DDL } from '../../migrations/1764374400000-EmbeddingBits';
 import { candidatesFor, Ranking } from './ranking';
 import { searchText } from './search-text';
 
@@ -139,9 +140,12 @@ export class FactsRepository implements OnApplicationBootstrap {
 
   private async resizeEmbeddings(tx: EntityManager, dimensions: number): Promise<void> {
     await tx.query(`DROP INDEX IF EXISTS facts_embedding_idx`);
+    // The bits are generated from the vector, which cannot change type under them.
+    await tx.query(`ALTER TABLE facts DROP COLUMN embedding_bits`);
     await tx.query(
       `ALTER TABLE facts ALTER COLUMN embedding TYPE vector(${Number(dimensions)}) USING NULL`,
     );
+    for (const statement of EMBEDDING_BITS_DDL) await tx.query(statement);
   }
 
   /**
@@ -181,9 +185,11 @@ export class FactsRepository implements OnApplicationBootstrap {
       // Facts written meanwhile by another process of a server database.
       await fill(tx, 'embedding_next IS NULL');
       await tx.query(`DROP INDEX IF EXISTS facts_embedding_idx`);
+      await tx.query(`ALTER TABLE facts DROP COLUMN embedding_bits`);
       await tx.query(`ALTER TABLE facts DROP COLUMN embedding`);
       await tx.query(`ALTER TABLE facts RENAME COLUMN embedding_next TO embedding`);
       await tx.query(`ALTER TABLE facts ALTER COLUMN embedding SET NOT NULL`);
+      for (const statement of EMBEDDING_BITS_DDL) await tx.query(statement);
       await tx.query(`UPDATE corpus_stats SET embedding_model = $1, embedding_dimensions = $2`, [
         model,
         dimensions,
@@ -203,6 +209,8 @@ export class FactsRepository implements OnApplicationBootstrap {
    */
   async finishBulkLoad(): Promise<void> {
     await this.db.query(`CLUSTER facts USING facts_true_by_idx`);
+    // Rewritten pages are not yet marked all-visible: index-only scans need that.
+    await this.db.query(`VACUUM ANALYZE facts`);
     await this.ensureSearchIndexes();
     // The load's WAL is no longer needed once it is all in the tables (a server's
     // own checkpoints see to that there, and need a privileged role to ask for).
@@ -346,10 +354,10 @@ export class FactsRepository implements OnApplicationBootstrap {
       );
       await tx.query(`UPDATE corpus_stats SET facts = (SELECT count(*) FROM facts)`);
     });
-    // The term index answers from the index alone only for pages VACUUM has marked
-    // all-visible (PGlite runs no autovacuum); ANALYZE gives the planner the new sizes.
+    // The term and day indexes answer from the index alone only for pages VACUUM has
+    // marked all-visible (PGlite runs no autovacuum); ANALYZE gives the planner sizes.
     await this.db.query(`VACUUM ANALYZE fact_terms`);
-    await this.db.query(`ANALYZE facts`);
+    await this.db.query(`VACUUM ANALYZE facts`);
     await this.countMonths();
   }
 
@@ -363,7 +371,7 @@ export class FactsRepository implements OnApplicationBootstrap {
     const order = search.timeline
       ? `day DESC NULLS LAST, score DESC`
       : `score DESC, day DESC NULLS LAST`;
-    const [sql, params] = candidateSql(search, ranking, this.exactWindow(search, ranking));
+    const [sql, params] = candidateSql(search, ranking, this.scanWindow(search, ranking));
     const $ = (value: unknown) => `$${params.push(value)}`;
     const [w, k, threshold, relative] = [
       `${$(ranking.semanticWeight)}::float8`,
@@ -371,7 +379,9 @@ export class FactsRepository implements OnApplicationBootstrap {
       `${$(ranking.closeThreshold)}::float8`,
       `${$(ranking.relativeThreshold)}::float8`,
     ];
-    const rows = await this.db.query<ScoredFact[]>(
+    const rows = await this.rank<ScoredFact>(
+      search,
+      ranking,
       `${sql},
       fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored),
       cut AS (
@@ -391,9 +401,26 @@ export class FactsRepository implements OnApplicationBootstrap {
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
   }
 
-  private exactWindow(search: FactSearch, ranking: Ranking): boolean {
+  /** Runs a ranking statement; a wide window's graph walk gets its own, shorter search list. */
+  private rank<T>(
+    search: FactSearch,
+    ranking: Ranking,
+    sql: string,
+    params: unknown[],
+  ): Promise<T[]> {
+    if (!isWideWindow(search, this.scanWindow(search, ranking)))
+      return this.db.query<T[]>(sql, params);
+    return this.db.transaction(async (tx) => {
+      await tx.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [
+        String(ranking.wideWindowEfSearch),
+      ]);
+      return tx.query<T[]>(sql, params);
+    });
+  }
+
+  private scanWindow(search: FactSearch, ranking: Ranking): boolean {
     if (!search.minDay && !search.maxDay) return false;
-    return this.windowRows(search.minDay, search.maxDay) <= ranking.exactWindowRows;
+    return this.windowRows(search.minDay, search.maxDay) <= ranking.scanWindowRows;
   }
 
   /**
@@ -401,8 +428,10 @@ export class FactsRepository implements OnApplicationBootstrap {
    * cut: what `eval --sweep` calibrates the ranking on.
    */
   async candidates(search: FactSearch, ranking: Ranking): Promise<Candidate[]> {
-    const [sql, params] = candidateSql(search, ranking, this.exactWindow(search, ranking));
-    const rows = await this.db.query<Candidate[]>(
+    const [sql, params] = candidateSql(search, ranking, this.scanWindow(search, ranking));
+    const rows = await this.rank<Candidate>(
+      search,
+      ranking,
       `${sql} SELECT id::text, question, answer, true_by, cos, lex FROM scored`,
       params,
     );
@@ -427,7 +456,7 @@ export interface Candidate {
 function candidateSql(
   search: FactSearch,
   ranking: Ranking,
-  exactWindow: boolean,
+  scanWindow: boolean,
 ): [string, unknown[]] {
   const perSide = candidatesFor(search.k);
   const params: unknown[] = [];
@@ -436,7 +465,7 @@ function candidateSql(
     $(searchText(search.query)),
     $(quantise(search.vector)),
     `${$(ranking.sides === 'semantic' ? 0 : perSide)}::int`,
-    `${$(ranking.sides === 'lexical' ? 0 : perSide)}::int`,
+    `${$(ranking.sides === 'lexical' ? 0 : isWideWindow(search, scanWindow) ? Math.min(perSide, ranking.wideWindowCandidates) : perSide)}::int`,
     `${$(ranking.answerWeight)}::float8`,
     `${$(ranking.commonTermShare)}::float8`,
     `${$(ranking.maxTermFacts)}::int`,
@@ -445,13 +474,28 @@ function candidateSql(
   if (search.minDay) bounds.push(`f.true_by >= ${$(search.minDay)}::date`);
   if (search.maxDay) bounds.push(`f.true_by <= ${$(search.maxDay)}::date`);
   const within = bounds.map((bound) => `AND ${bound}`).join(' ');
-  // A narrow date window is scanned exactly ("+ 0" keeps the planner off the vector
-  // index): the HNSW graph would have to be walked far to find its few facts. A wide
-  // one goes through the index, whose iterative scan (a session setting) walks on
-  // until enough neighbours pass the filter. The vector must be an expression of the
-  // parameter, not a CTE column, or the planner cannot use the HNSW index.
+  // A date window of up to `scanWindowRows` facts is scanned: by Hamming distance of
+  // the vectors' bits over the day index alone, then the best four times as many
+  // ranked exactly (so a window of fewer facts than that is ranked exactly), "+ 0"
+  // keeping the planner off the HNSW index. The HNSW graph would have to be walked far
+  // to find a narrow window's facts, reading each one's page to test its day. A wider
+  // window goes through the graph, whose iterative scan (a session setting) walks on
+  // until enough neighbours pass. The vector must be an expression of the parameter,
+  // not a CTE column, or the planner cannot use the HNSW index.
   const v = `${vector}::int4[]::vector`;
-  const semanticOrder = exactWindow ? `(f.embedding <=> ${v}) + 0` : `f.embedding <=> ${v}`;
+  const semantic = scanWindow
+    ? `coarse AS MATERIALIZED (
+        SELECT f.id FROM facts f WHERE true ${within}
+        ORDER BY f.embedding_bits <~> binary_quantize(${v}) LIMIT 4 * ${semanticLimit}
+      ),
+      semantic AS (
+        SELECT f.id FROM facts f WHERE f.id IN (SELECT id FROM coarse)
+        ORDER BY (f.embedding <=> ${v}) + 0 LIMIT ${semanticLimit}
+      )`
+    : `semantic AS (
+        SELECT f.id FROM facts f WHERE true ${within}
+        ORDER BY f.embedding <=> ${v} LIMIT ${semanticLimit}
+      )`;
   const sql = `
     WITH terms AS (
       SELECT t.lexeme,
@@ -477,9 +521,7 @@ function candidateSql(
       ORDER BY sum(t.idf * CASE WHEN p.in_question THEN 1 ELSE ${answerWeight} END) DESC
       LIMIT ${lexicalLimit}
     ),
-    semantic AS (
-      SELECT f.id FROM facts f WHERE true ${within} ORDER BY ${semanticOrder} LIMIT ${semanticLimit}
-    ),
+    ${semantic},
     scored AS MATERIALIZED (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
              f.sources, f.true_by AS day,
@@ -492,6 +534,10 @@ function candidateSql(
       WHERE f.id = ANY (ARRAY(SELECT id FROM lexical UNION SELECT id FROM semantic))
     )`;
   return [sql, params];
+}
+
+function isWideWindow(search: FactSearch, scanWindow: boolean): boolean {
+  return Boolean(search.minDay || search.maxDay) && !scanWindow;
 }
 
 /**

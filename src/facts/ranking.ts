@@ -20,11 +20,18 @@ export interface Ranking {
    */
   maxTermFacts: number;
   /**
-   * A date window estimated to hold at most this many facts is ranked by an exact
-   * distance scan; a wider one through the HNSW index with an iterative scan, which
-   * costs about the same at any size but may miss a few neighbours (bench/README.md).
+   * A date window estimated to hold at most this many facts is scanned (bits of the
+   * vectors over the day index, then exactly); a wider one goes through the HNSW
+   * index with an iterative scan (see `candidateSql`, bench/README.md).
    */
-  exactWindowRows: number;
+  scanWindowRows: number;
+  /**
+   * A wider window walks the HNSW graph with this `hnsw.ef_search` and takes this many
+   * semantic candidates: every fact the walk passes costs a page read to test its day,
+   * so the walk is kept short (the full-text side still brings its own candidates).
+   */
+  wideWindowEfSearch: number;
+  wideWindowCandidates: number;
   /** Where candidates come from; only `eval` compares the single sides. */
   sides: 'both' | 'lexical' | 'semantic';
 }
@@ -37,7 +44,9 @@ export const ENCODER_RANKING: Ranking = {
   relativeThreshold: 0.8,
   commonTermShare: 0.1,
   maxTermFacts: 1000,
-  exactWindowRows: 20_000,
+  scanWindowRows: 40_000,
+  wideWindowEfSearch: 40,
+  wideWindowCandidates: 50,
   sides: 'both',
 };
 

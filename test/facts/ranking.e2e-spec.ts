@@ -122,13 +122,13 @@ describe('date windows', () => {
       minDay: '2020-04-01',
       maxDay: '2020-09-30',
     };
-    // exactWindowRows 0 sends every window through the HNSW index's iterative scan.
+    // scanWindowRows 0 sends every window through the HNSW index's iterative scan.
     const [exact, indexed] = await Promise.all([
-      facts.candidates(search, { ...ranking, exactWindowRows: 1e9 }),
-      facts.candidates(search, { ...ranking, exactWindowRows: 0 }),
+      facts.candidates(search, { ...ranking, scanWindowRows: 1e9 }),
+      facts.candidates(search, { ...ranking, scanWindowRows: 0 }),
     ]);
     for (const rows of [exact, indexed]) {
-      expect(rows.length).toBeGreaterThan(50);
+      expect(rows.length).toBeGreaterThanOrEqual(50);
       for (const row of rows) {
         expect(row.true_by! >= '2020-04-01' && row.true_by! <= '2020-09-30').toBe(true);
       }
