@@ -220,6 +220,9 @@ async function benchPeer(
   const specFile = writeSpec(cache, 'peer', spec);
   say('peer: loading the same corpus and vectors into LanceDB');
   const peer = spawn(process.execPath, [join(BENCH, 'peer.js'), specFile], {
+    // LanceDB's Rust side warns on every hybrid query about a coming change of its
+    // output columns; errors still show.
+    env: { ...process.env, LANCEDB_LOG: 'error', RUST_LOG: 'error' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
