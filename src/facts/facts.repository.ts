@@ -64,6 +64,9 @@ export interface ScoredFact {
   score: number;
 }
 
+/** No date window; a window scanned through the day index; one walked through the graph. */
+type WindowPath = 'none' | 'scan' | 'wide';
+
 /** Stored vectors come from another model than the configured one. */
 export class StoreModelError extends Error {}
 
@@ -130,22 +133,13 @@ export class FactsRepository implements OnApplicationBootstrap {
             `FRESHFACTS_EMBEDDER back.`,
         );
       }
-      if (stored.dimensions !== dimensions) await this.resizeEmbeddings(tx, dimensions);
-      await tx.query(`UPDATE corpus_stats SET embedding_model = $1, embedding_dimensions = $2`, [
-        model,
-        dimensions,
-      ]);
+      if (stored.dimensions !== dimensions) {
+        await changeEmbeddingColumn(tx, [
+          `ALTER TABLE facts ALTER COLUMN embedding TYPE vector(${Number(dimensions)}) USING NULL`,
+        ]);
+      }
+      await recordModel(tx, model, dimensions);
     });
-  }
-
-  private async resizeEmbeddings(tx: EntityManager, dimensions: number): Promise<void> {
-    await tx.query(`DROP INDEX IF EXISTS facts_embedding_idx`);
-    // The bits are generated from the vector, which cannot change type under them.
-    await tx.query(`ALTER TABLE facts DROP COLUMN embedding_bits`);
-    await tx.query(
-      `ALTER TABLE facts ALTER COLUMN embedding TYPE vector(${Number(dimensions)}) USING NULL`,
-    );
-    for (const statement of EMBEDDING_BITS_DDL) await tx.query(statement);
   }
 
   /**
@@ -173,7 +167,7 @@ export class FactsRepository implements OnApplicationBootstrap {
         await db.query(
           `UPDATE facts SET embedding_next = v.embedding::vector
            FROM unnest($1::bigint[], $2::text[]) AS v(id, embedding) WHERE facts.id = v.id`,
-          [rows.map((row) => row.id), vectors.map((vector) => `[${Array.from(vector).join(',')}]`)],
+          [rows.map((row) => row.id), vectors.map(vectorLiteral)],
         );
         last = rows[rows.length - 1].id;
         done += rows.length;
@@ -184,19 +178,13 @@ export class FactsRepository implements OnApplicationBootstrap {
     return this.db.transaction(async (tx) => {
       // Facts written meanwhile by another process of a server database.
       await fill(tx, 'embedding_next IS NULL');
-      await tx.query(`DROP INDEX IF EXISTS facts_embedding_idx`);
-      await tx.query(`ALTER TABLE facts DROP COLUMN embedding_bits`);
-      await tx.query(`ALTER TABLE facts DROP COLUMN embedding`);
-      await tx.query(`ALTER TABLE facts RENAME COLUMN embedding_next TO embedding`);
-      await tx.query(`ALTER TABLE facts ALTER COLUMN embedding SET NOT NULL`);
-      for (const statement of EMBEDDING_BITS_DDL) await tx.query(statement);
-      await tx.query(`UPDATE corpus_stats SET embedding_model = $1, embedding_dimensions = $2`, [
-        model,
-        dimensions,
+      await changeEmbeddingColumn(tx, [
+        `ALTER TABLE facts DROP COLUMN embedding`,
+        `ALTER TABLE facts RENAME COLUMN embedding_next TO embedding`,
+        `ALTER TABLE facts ALTER COLUMN embedding SET NOT NULL`,
       ]);
-      await tx.query(
-        `CREATE INDEX facts_embedding_idx ON facts USING hnsw (embedding vector_cosine_ops)`,
-      );
+      await recordModel(tx, model, dimensions);
+      await tx.query(`CREATE INDEX ${HNSW_INDEX}`);
       return total;
     });
   }
@@ -227,9 +215,7 @@ export class FactsRepository implements OnApplicationBootstrap {
         `CREATE INDEX IF NOT EXISTS fact_terms_term_idx ON fact_terms (term)
          INCLUDE (fact_id, true_by, in_question)`,
       );
-      await tx.query(
-        `CREATE INDEX IF NOT EXISTS facts_embedding_idx ON facts USING hnsw (embedding vector_cosine_ops)`,
-      );
+      await tx.query(`CREATE INDEX IF NOT EXISTS ${HNSW_INDEX}`);
     });
   }
 
@@ -371,7 +357,8 @@ export class FactsRepository implements OnApplicationBootstrap {
     const order = search.timeline
       ? `day DESC NULLS LAST, score DESC`
       : `score DESC, day DESC NULLS LAST`;
-    const [sql, params] = candidateSql(search, ranking, this.scanWindow(search, ranking));
+    const path = this.windowPath(search, ranking);
+    const [sql, params] = candidateSql(search, ranking, path);
     const $ = (value: unknown) => `$${params.push(value)}`;
     const [w, k, threshold, relative] = [
       `${$(ranking.semanticWeight)}::float8`,
@@ -380,7 +367,7 @@ export class FactsRepository implements OnApplicationBootstrap {
       `${$(ranking.relativeThreshold)}::float8`,
     ];
     const rows = await this.rank<ScoredFact>(
-      search,
+      path,
       ranking,
       `${sql},
       fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored),
@@ -403,13 +390,12 @@ export class FactsRepository implements OnApplicationBootstrap {
 
   /** Runs a ranking statement; a wide window's graph walk gets its own, shorter search list. */
   private rank<T>(
-    search: FactSearch,
+    path: WindowPath,
     ranking: Ranking,
     sql: string,
     params: unknown[],
   ): Promise<T[]> {
-    if (!isWideWindow(search, this.scanWindow(search, ranking)))
-      return this.db.query<T[]>(sql, params);
+    if (path !== 'wide') return this.db.query<T[]>(sql, params);
     return this.db.transaction(async (tx) => {
       await tx.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [
         String(ranking.wideWindowEfSearch),
@@ -418,9 +404,11 @@ export class FactsRepository implements OnApplicationBootstrap {
     });
   }
 
-  private scanWindow(search: FactSearch, ranking: Ranking): boolean {
-    if (!search.minDay && !search.maxDay) return false;
-    return this.windowRows(search.minDay, search.maxDay) <= ranking.scanWindowRows;
+  /** How the semantic side reaches a search's date window (see `candidateSql`). */
+  private windowPath(search: FactSearch, ranking: Ranking): WindowPath {
+    if (!search.minDay && !search.maxDay) return 'none';
+    const rows = this.windowRows(search.minDay, search.maxDay);
+    return rows <= ranking.scanWindowRows ? 'scan' : 'wide';
   }
 
   /**
@@ -428,9 +416,10 @@ export class FactsRepository implements OnApplicationBootstrap {
    * cut: what `eval --sweep` calibrates the ranking on.
    */
   async candidates(search: FactSearch, ranking: Ranking): Promise<Candidate[]> {
-    const [sql, params] = candidateSql(search, ranking, this.scanWindow(search, ranking));
+    const path = this.windowPath(search, ranking);
+    const [sql, params] = candidateSql(search, ranking, path);
     const rows = await this.rank<Candidate>(
-      search,
+      path,
       ranking,
       `${sql} SELECT id::text, question, answer, true_by, cos, lex FROM scored`,
       params,
@@ -453,11 +442,7 @@ export interface Candidate {
  * row per candidate with `cos` and `lex` in 0..1. Returns its parameters, to which
  * the caller appends its own.
  */
-function candidateSql(
-  search: FactSearch,
-  ranking: Ranking,
-  scanWindow: boolean,
-): [string, unknown[]] {
+function candidateSql(search: FactSearch, ranking: Ranking, path: WindowPath): [string, unknown[]] {
   const perSide = candidatesFor(search.k);
   const params: unknown[] = [];
   const $ = (value: unknown) => `$${params.push(value)}`;
@@ -465,7 +450,7 @@ function candidateSql(
     $(searchText(search.query)),
     $(quantise(search.vector)),
     `${$(ranking.sides === 'semantic' ? 0 : perSide)}::int`,
-    `${$(ranking.sides === 'lexical' ? 0 : isWideWindow(search, scanWindow) ? Math.min(perSide, ranking.wideWindowCandidates) : perSide)}::int`,
+    `${$(ranking.sides === 'lexical' ? 0 : path === 'wide' ? Math.min(perSide, ranking.wideWindowCandidates) : perSide)}::int`,
     `${$(ranking.answerWeight)}::float8`,
     `${$(ranking.commonTermShare)}::float8`,
     `${$(ranking.maxTermFacts)}::int`,
@@ -483,8 +468,9 @@ function candidateSql(
   // until enough neighbours pass. The vector must be an expression of the parameter,
   // not a CTE column, or the planner cannot use the HNSW index.
   const v = `${vector}::int4[]::vector`;
-  const semantic = scanWindow
-    ? `coarse AS MATERIALIZED (
+  const semantic =
+    path === 'scan'
+      ? `coarse AS MATERIALIZED (
         SELECT f.id FROM facts f WHERE true ${within}
         ORDER BY f.embedding_bits <~> binary_quantize(${v}) LIMIT 4 * ${semanticLimit}
       ),
@@ -492,7 +478,7 @@ function candidateSql(
         SELECT f.id FROM facts f WHERE f.id IN (SELECT id FROM coarse)
         ORDER BY (f.embedding <=> ${v}) + 0 LIMIT ${semanticLimit}
       )`
-    : `semantic AS (
+      : `semantic AS (
         SELECT f.id FROM facts f WHERE true ${within}
         ORDER BY f.embedding <=> ${v} LIMIT ${semanticLimit}
       )`;
@@ -536,10 +522,6 @@ function candidateSql(
   return [sql, params];
 }
 
-function isWideWindow(search: FactSearch, scanWindow: boolean): boolean {
-  return Boolean(search.minDay || search.maxDay) && !scanWindow;
-}
-
 /**
  * Query vectors travel as int4[] scaled by 1e6: parsing floats from text costs
  * milliseconds in WASM, and cosine distance does not care about the scale.
@@ -551,6 +533,30 @@ function quantise(vector: Float32Array): number[] {
 const RECORD = `r(question text, answer text, true_by text, sources jsonb, dedup_key text,
   embedding text, search_question text, search_answer text)`;
 const DAY = 86_400_000;
+const HNSW_INDEX = `facts_embedding_idx ON facts USING hnsw (embedding vector_cosine_ops)`;
+
+/**
+ * Runs `statements` that replace or retype the embedding column, without its HNSW
+ * index (rebuilt by the caller or at start-up) and without the bits generated from
+ * it, which cannot change under them and are generated again afterwards.
+ */
+async function changeEmbeddingColumn(tx: EntityManager, statements: string[]): Promise<void> {
+  await tx.query(`DROP INDEX IF EXISTS facts_embedding_idx`);
+  await tx.query(`ALTER TABLE facts DROP COLUMN embedding_bits`);
+  for (const statement of [...statements, ...EMBEDDING_BITS_DDL]) await tx.query(statement);
+}
+
+function recordModel(tx: EntityManager, model: string, dimensions: number): Promise<unknown> {
+  return tx.query(`UPDATE corpus_stats SET embedding_model = $1, embedding_dimensions = $2`, [
+    model,
+    dimensions,
+  ]);
+}
+
+/** pgvector's text form of a vector, for statements that take vectors as text. */
+function vectorLiteral(vector: Float32Array): string {
+  return `[${Array.from(vector).join(',')}]`;
+}
 const SOURCES = `ARRAY(SELECT jsonb_array_elements_text(r.sources))`;
 /** Stored sources first, then the new ones not yet among them. */
 const MERGED = (incoming: string) =>
@@ -565,7 +571,7 @@ function toRecord(fact: NewFact) {
     true_by: fact.trueBy,
     sources: fact.sources,
     dedup_key: fact.dedupKey,
-    embedding: fact.embedding ? `[${Array.from(fact.embedding).join(',')}]` : null,
+    embedding: fact.embedding ? vectorLiteral(fact.embedding) : null,
     search_question: searchText(fact.question),
     search_answer: searchText(fact.answer),
   };

@@ -17,7 +17,7 @@ export interface IngestSummary {
   rejected: RejectedLine[];
   /** True when `strict` refused the file and nothing was written. */
   refused: boolean;
-  /** Seconds spent building the vector index after a bulk load into an empty store. */
+  /** Seconds spent after a bulk load into an empty store: date layout and search indexes. */
   indexSeconds?: number;
 }
 
