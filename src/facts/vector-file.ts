@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { headered, unheadered } from '../common/headered-file';
 
 /**
  * Precomputed embeddings that ship beside a JSON Lines file (`FILE.vectors`), so a
@@ -24,30 +25,25 @@ export class VectorFile {
   static load(jsonlPath: string, model: string): VectorFile | undefined {
     const path = VectorFile.pathFor(jsonlPath);
     if (!existsSync(path)) return undefined;
-    const buffer = readFileSync(path);
-    const newline = buffer.indexOf(10);
-    const header = JSON.parse(buffer.subarray(0, newline).toString('utf8')) as {
-      model: string;
-      dimensions: number;
-      count: number;
-    };
+    const { header, body } = unheadered<{ model: string; dimensions: number; count: number }>(
+      readFileSync(path),
+    );
     if (header.model !== model) return undefined;
     const vectors = new Map<string, Float32Array>();
     const record = 16 + 2 * header.dimensions;
     for (let i = 0; i < header.count; i++) {
-      const at = newline + 1 + i * record;
+      const at = i * record;
       const vector = new Float32Array(header.dimensions);
       for (let d = 0; d < header.dimensions; d++) {
-        vector[d] = buffer.readInt16LE(at + 16 + 2 * d) / 32767;
+        vector[d] = body.readInt16LE(at + 16 + 2 * d) / 32767;
       }
-      vectors.set(buffer.subarray(at, at + 16).toString('hex'), vector);
+      vectors.set(body.subarray(at, at + 16).toString('hex'), vector);
     }
     return new VectorFile(model, vectors);
   }
 
   static write(jsonlPath: string, model: string, entries: [string, Float32Array][]): string {
     const dimensions = entries[0]?.[1].length ?? 0;
-    const header = Buffer.from(JSON.stringify({ model, dimensions, count: entries.length }) + '\n');
     const record = 16 + 2 * dimensions;
     const body = Buffer.alloc(entries.length * record);
     entries.forEach(([text, vector], i) => {
@@ -55,7 +51,7 @@ export class VectorFile {
       vector.forEach((x, d) => body.writeInt16LE(Math.round(x * 32767), i * record + 16 + 2 * d));
     });
     const path = VectorFile.pathFor(jsonlPath);
-    writeFileSync(path, Buffer.concat([header, body]));
+    writeFileSync(path, headered({ model, dimensions, count: entries.length }, body));
     return path;
   }
 

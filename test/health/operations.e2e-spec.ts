@@ -8,6 +8,11 @@ import { payingFetch, testPayer } from '../../src/client';
 
 const QUESTION = { query: 'Who coached Calcio Catania?' };
 
+const READY = {
+  status: 'ready',
+  checks: { database: 'ok', migrations: 'ok', embedder: 'ok' },
+};
+
 describe('operating a replica', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -24,12 +29,7 @@ describe('operating a replica', () => {
   it('is ready at once with the default encoder, whose table loads with the store', async () => {
     const fresh = await startApp();
     try {
-      await request(fresh.url)
-        .get('/readyz')
-        .expect(200, {
-          status: 'ready',
-          checks: { database: 'ok', migrations: 'ok', embedder: 'ok' },
-        });
+      await request(fresh.url).get('/readyz').expect(200, READY);
     } finally {
       await fresh.close();
     }
@@ -50,12 +50,7 @@ describe('operating a replica', () => {
         .set('Authorization', `Bearer ${fresh.key}`)
         .send(QUESTION)
         .expect(200);
-      await request(fresh.url)
-        .get('/readyz')
-        .expect(200, {
-          status: 'ready',
-          checks: { database: 'ok', migrations: 'ok', embedder: 'ok' },
-        });
+      await request(fresh.url).get('/readyz').expect(200, READY);
     } finally {
       await fresh.close();
     }

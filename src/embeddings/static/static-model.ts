@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { headered, unheadered } from '../../common/headered-file';
 import { Pieces } from './pieces';
 
 const FORMAT = 'freshfacts-static-1';
@@ -48,27 +49,25 @@ export class StaticModel {
     const header = { format: FORMAT, dims: this.dims, pieces: this.pieces.size, scale, recipe };
     writeFileSync(
       path,
-      Buffer.concat([
-        Buffer.from(JSON.stringify(header) + '\n'),
+      headered(
+        header,
         Buffer.from(this.weights.buffer, this.weights.byteOffset, this.weights.byteLength),
         Buffer.from(this.center.buffer, this.center.byteOffset, this.center.byteLength),
         Buffer.from(table.buffer),
-      ]),
+      ),
     );
   }
 
   static load(path: string, pieces: Pieces = Pieces.fromPackage()): StaticModel {
     const file = readFileSync(path);
-    const newline = file.indexOf(10);
-    const header = JSON.parse(file.subarray(0, newline).toString('utf8')) as {
+    const { header, body } = unheadered<{
       format: string;
       dims: number;
       pieces: number;
       scale: number;
-    };
+    }>(file);
     if (header.format !== FORMAT || header.pieces !== pieces.size)
       throw new Error(`${path} is not a static model for this vocabulary`);
-    const body = file.subarray(newline + 1);
     const copy = (offset: number, bytes: number) =>
       body.buffer.slice(body.byteOffset + offset, body.byteOffset + offset + bytes);
     const V = header.pieces;
