@@ -40,7 +40,7 @@ export class UseLiteEmbedder implements Embedder {
       // process down (1 run in 8 of `reembed` here). Waiting for it ourselves closes that.
       // (Its type declarations re-export TensorFlow's, which are not installed.)
       const { setBackend } = (await import('@energetic-ai/core')) as unknown as {
-        setBackend(name: string): Promise<boolean>;
+        setBackend(this: void, name: string): Promise<boolean>;
       };
       if (!(await setBackend('wasm')))
         throw new EmbeddingError('the encoder backend did not start');
