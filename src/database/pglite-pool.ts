@@ -4,36 +4,45 @@ import type { EmbeddedDb } from './pglite-thread';
 /**
  * A `pg`-shaped driver over one embedded PGlite, for TypeORM's postgres dialect.
  *
- * PGlite is a single session. typeorm-pglite shares it between all callers at once,
- * so one request's statements can land inside another's open transaction. Here a
- * checked-out client owns the session until it is released, exactly like one pooled
- * connection, so transactions stay isolated and a failed one cannot poison others.
+ * PGlite is a single session, and its thread runs statements one at a time in the
+ * order they arrive. A statement outside a transaction is sent as soon as it is
+ * asked for, so the thread always has the next one waiting rather than idling while
+ * this thread hands the session from one caller to the next (about a sixth of its
+ * time under 16 concurrent searches). A transaction must not have other callers'
+ * statements land inside it (typeorm-pglite lets that happen): from its first
+ * statement until its client is released, the others' statements wait.
  */
 export function pgliteDriver(db: EmbeddedDb): unknown {
-  let tail: Promise<void> = Promise.resolve();
-
-  function acquire(): Promise<() => void> {
-    let release!: () => void;
-    const held = new Promise<void>((done) => (release = done));
-    const ready = tail.then(() => release);
-    tail = tail.then(() => held);
-    return ready;
-  }
+  /** The open transaction's client, by its token. */
+  let owner: object | null = null;
+  let ended: Promise<void> = Promise.resolve();
+  let end = () => {};
 
   class Client extends EventEmitter {
+    private readonly token = {};
+
     async query(sql: string, params?: unknown[]): Promise<PgResult> {
+      while (owner !== null && owner !== this.token) await ended;
+      if (owner === null && BEGINS.test(sql)) {
+        owner = this.token;
+        ended = new Promise((done) => (end = done));
+      }
       if (params && params.length > 0) return toPgResult(sql, await db.query(sql, params));
       const results = await db.exec(sql);
       return toPgResult(sql, results[results.length - 1] ?? { rows: [], fields: [] });
+    }
+
+    release(): void {
+      if (owner !== this.token) return;
+      owner = null;
+      end();
     }
   }
 
   class Pool extends EventEmitter {
     connect(callback: (err: Error | null, client?: Client, release?: () => void) => void): void {
-      acquire().then(
-        (release) => callback(null, new Client(), release),
-        (err: Error) => callback(err),
-      );
+      const client = new Client();
+      callback(null, client, () => client.release());
     }
     end(callback?: (err: Error | null) => void): void {
       // The PGlite instance belongs to whoever created it; it is closed there.
@@ -43,6 +52,9 @@ export function pgliteDriver(db: EmbeddedDb): unknown {
 
   return { Pool };
 }
+
+/** How TypeORM (START TRANSACTION) and hand-written SQL (BEGIN) open a transaction. */
+const BEGINS = /^\s*(START\s+TRANSACTION|BEGIN)\b/i;
 
 interface PgResult {
   rows: unknown[];
