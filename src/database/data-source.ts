@@ -22,6 +22,18 @@ export const SESSION_SETTINGS: Record<string, string> = {
   'hnsw.iterative_scan': 'relaxed_order',
 };
 
+/**
+ * The embedded session keeps its statements prepared (see pglite-thread.ts), and a
+ * prepared statement is planned for its actual values every time, as an unprepared
+ * one is: after five runs PostgreSQL would otherwise switch the ranking statement to
+ * a generic plan, and that plan walks the whole HNSW graph for a date window (300 ms
+ * instead of 10).
+ */
+const EMBEDDED_SETTINGS: Record<string, string> = {
+  ...SESSION_SETTINGS,
+  plan_cache_mode: 'force_custom_plan',
+};
+
 const PGVECTOR_HELP =
   'The database has no pgvector extension. Install it on the server (Debian/Ubuntu: ' +
   'apt install postgresql-<version>-pgvector; or run the pgvector/pgvector image, as ' +
@@ -72,7 +84,7 @@ async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> 
   const lock = DataDirLock.acquire(config.dataDir);
   try {
     const pglite = await PGliteThread.open(dir);
-    for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
+    for (const [name, value] of Object.entries(EMBEDDED_SETTINGS)) {
       await pglite.query(`SELECT set_config($1, $2, false)`, [name, value]);
     }
     const options = { ...common, driver: pgliteDriver(pglite) };

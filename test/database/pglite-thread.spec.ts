@@ -39,6 +39,23 @@ describe('the embedded database on its own thread', () => {
     await expect(db.query(`SELECT 1 AS one`)).resolves.toMatchObject({ rows: [{ one: 1 }] });
   });
 
+  it('keeps a statement prepared across calls, through DEALLOCATE ALL and a change of its table', async () => {
+    const nearest = `SELECT id FROM t ORDER BY v <-> $1::vector LIMIT $2::int`;
+    for (const i of [3, 11, 19, 5, 0, 7, 13]) {
+      const { rows } = await db.query(nearest, [`[${i},1,0]`, 1]);
+      expect(rows).toEqual([{ id: i }]);
+    }
+    await db.exec(`DEALLOCATE ALL`);
+    await expect(db.query(nearest, ['[4,1,0]', 2])).resolves.toMatchObject({
+      rows: [{ id: 4 }, { id: expect.any(Number) }],
+    });
+    const all = `SELECT * FROM t WHERE id = $1::int`;
+    await expect(db.query(all, [2])).resolves.toMatchObject({ rows: [{ id: 2 }] });
+    await db.exec(`ALTER TABLE t ADD COLUMN note text DEFAULT 'added'`);
+    await expect(db.query(all, [2])).resolves.toMatchObject({ rows: [{ id: 2, note: 'added' }] });
+    await db.exec(`ALTER TABLE t DROP COLUMN note`);
+  });
+
   it('refuses statements once closed, instead of hanging', async () => {
     const otherDir = mkdtempSync(join(tmpdir(), 'freshfacts-thread-'));
     const other = await PGliteThread.open(otherDir);
