@@ -1,7 +1,7 @@
 import { EMBEDDER, Embedder } from '../../src/embeddings/embedder';
 import { replay } from '../../src/facts/evaluation';
 import { FactSearch, FactsRepository } from '../../src/facts/facts.repository';
-import { rankingFor } from '../../src/facts/ranking';
+import { candidatesFor, rankingFor } from '../../src/facts/ranking';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA, fact, matches, OTHER } from '../support/corpus';
 
@@ -128,7 +128,7 @@ describe('date windows', () => {
       facts.candidates(search, { ...ranking, scanWindowRows: 0 }),
     ]);
     for (const rows of [exact, indexed]) {
-      expect(rows.length).toBeGreaterThanOrEqual(50);
+      expect(rows.length).toBeGreaterThanOrEqual(candidatesFor(search.k));
       for (const row of rows) {
         expect(row.true_by! >= '2020-04-01' && row.true_by! <= '2020-09-30').toBe(true);
       }
