@@ -73,8 +73,8 @@ export class StoreModelError extends Error {}
 /** The only code that speaks SQL to the facts tables. */
 @Injectable()
 export class FactsRepository implements OnApplicationBootstrap {
-  /** Facts per month of `true_by` ('YYYY-MM'), to size date windows without a query. */
-  private months = new Map<string, number>();
+  /** Facts per month of `true_by`, to size date windows without a query. */
+  private months: { start: number; end: number; facts: number }[] = [];
 
   constructor(
     private readonly db: DataSource,
@@ -94,7 +94,11 @@ export class FactsRepository implements OnApplicationBootstrap {
       `SELECT to_char(true_by, 'YYYY-MM') AS month, count(*)::int AS facts
        FROM facts WHERE true_by IS NOT NULL GROUP BY 1`,
     );
-    this.months = new Map(rows.map((row) => [row.month, row.facts]));
+    this.months = rows.map(({ month, facts }) => ({
+      start: Date.parse(`${month}-01`),
+      end: Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1),
+      facts,
+    }));
   }
 
   /** About how many facts fall between the bounds (inclusive days), from the month counts. */
@@ -102,9 +106,7 @@ export class FactsRepository implements OnApplicationBootstrap {
     const from = minDay ? Date.parse(minDay) : -Infinity;
     const to = maxDay ? Date.parse(maxDay) + DAY : Infinity;
     let rows = 0;
-    for (const [month, facts] of this.months) {
-      const start = Date.parse(`${month}-01`);
-      const end = Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1);
+    for (const { start, end, facts } of this.months) {
       const overlap = Math.min(end, to) - Math.max(start, from);
       if (overlap > 0) rows += (facts * overlap) / (end - start);
     }

@@ -13,16 +13,16 @@ const SPACE = '\u2581';
  */
 export class Pieces {
   private readonly scores = new Map<string, [id: number, score: number]>();
-  private readonly longest: number;
+  /** Every start of a piece: the search from a character stops where none goes on. */
+  private readonly prefixes = new Set<string>();
 
   constructor(readonly vocabulary: [string, number][]) {
-    let longest = 1;
     for (let id = RESERVED; id < vocabulary.length; id++) {
       const [piece, score] = vocabulary[id];
       this.scores.set(piece, [id, score]);
-      longest = Math.max(longest, [...piece].length);
+      let prefix = '';
+      for (const char of piece) this.prefixes.add((prefix += char));
     }
-    this.longest = longest;
   }
 
   static fromPackage(): Pieces {
@@ -47,8 +47,9 @@ export class Pieces {
     for (let start = 0; start < n; start++) {
       if (best[start] === -Infinity) continue;
       let piece = '';
-      for (let end = start + 1; end <= Math.min(n, start + this.longest); end++) {
+      for (let end = start + 1; end <= n; end++) {
         piece += chars[end - 1];
+        if (!this.prefixes.has(piece)) break;
         const known = this.scores.get(piece);
         if (known && best[start] + known[1] >= best[end]) {
           best[end] = best[start] + known[1];
