@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { SESSION_SETTINGS } from '../../src/database/data-source';
 
 // No Docker engine runs on the development machines, so the deployment files are
 // checked by reading them: valid YAML, and the fields a deployment depends on.
@@ -22,7 +23,9 @@ describe('docker-compose.yml', () => {
 
   it('runs PostgreSQL with pgvector, kept in a volume, healthy before anything starts', () => {
     expect(db.image).toMatch(/^pgvector\/pgvector:pg1[5-9]$/);
-    expect(db.command).toContain('hnsw.ef_search=200');
+    for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
+      expect(db.command).toContain(`${name}=${value}`);
+    }
     expect(db.healthcheck?.test.join(' ')).toContain('pg_isready');
     expect(Object.keys(compose.volumes)).toContain('pgdata');
   });
