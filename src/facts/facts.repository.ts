@@ -75,6 +75,8 @@ export class StoreModelError extends Error {}
 export class FactsRepository implements OnApplicationBootstrap {
   /** Facts per month of `true_by`, to size date windows without a query. */
   private months: { start: number; end: number; facts: number }[] = [];
+  /** Facts with a `true_by`: all that a date window's walk of the graph passes over. */
+  private dated = 0;
 
   constructor(
     private readonly db: DataSource,
@@ -99,6 +101,7 @@ export class FactsRepository implements OnApplicationBootstrap {
       end: Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1),
       facts,
     }));
+    this.dated = rows.reduce((sum, row) => sum + row.facts, 0);
   }
 
   /** About how many facts fall between the bounds (inclusive days), from the month counts. */
@@ -410,7 +413,7 @@ export class FactsRepository implements OnApplicationBootstrap {
   private windowPath(search: FactSearch, ranking: Ranking): WindowPath {
     if (!search.minDay && !search.maxDay) return 'none';
     const rows = this.windowRows(search.minDay, search.maxDay);
-    return rows <= ranking.scanWindowRows ? 'scan' : 'wide';
+    return rows <= Math.sqrt(ranking.scanWindowFactor * this.dated) ? 'scan' : 'wide';
   }
 
   /**
@@ -461,7 +464,7 @@ function candidateSql(search: FactSearch, ranking: Ranking, path: WindowPath): [
   if (search.minDay) bounds.push(`f.true_by >= ${$(search.minDay)}::date`);
   if (search.maxDay) bounds.push(`f.true_by <= ${$(search.maxDay)}::date`);
   const within = bounds.map((bound) => `AND ${bound}`).join(' ');
-  // A date window of up to `scanWindowRows` facts is scanned: by Hamming distance of
+  // A narrow date window (`Ranking.scanWindowFactor`) is scanned: by Hamming distance of
   // the vectors' bits over the day index alone, then the best four times as many
   // ranked exactly (so a window of fewer facts than that is ranked exactly), "+ 0"
   // keeping the planner off the HNSW index. The HNSW graph would have to be walked far

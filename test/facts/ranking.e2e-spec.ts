@@ -122,10 +122,10 @@ describe('date windows', () => {
       minDay: '2020-04-01',
       maxDay: '2020-09-30',
     };
-    // scanWindowRows 0 sends every window through the HNSW index's iterative scan.
+    // scanWindowFactor 0 sends every window through the HNSW index's iterative scan.
     const [exact, indexed] = await Promise.all([
-      facts.candidates(search, { ...ranking, scanWindowRows: 1e9 }),
-      facts.candidates(search, { ...ranking, scanWindowRows: 0 }),
+      facts.candidates(search, { ...ranking, scanWindowFactor: 1e12 }),
+      facts.candidates(search, { ...ranking, scanWindowFactor: 0 }),
     ]);
     for (const rows of [exact, indexed]) {
       expect(rows.length).toBeGreaterThanOrEqual(candidatesFor(search.k));
