@@ -15,11 +15,12 @@ export { DatabaseSetupError };
  * Per-session settings the ranking query relies on. The HNSW scan goes on past its
  * first ef_search neighbours until it has as many candidates as the query asks for,
  * also when a wide date window filters them (order among them is restored by the
- * exact re-scoring). The walk's breadth is its cost: at 100k facts 80 finds 97% of
- * the 40 nearest that 400 finds, in 3.5 ms where 200 took 6.1 (bench/README.md).
+ * exact re-scoring). The walk's breadth is its cost: at 100k facts 40 finds 94% of
+ * the 40 nearest that 400 finds, in 2.5 ms where 200 took 6.1, and ranks as well
+ * (bench/README.md); one setting for every search, so none needs a transaction.
  */
 export const SESSION_SETTINGS: Record<string, string> = {
-  'hnsw.ef_search': '80',
+  'hnsw.ef_search': '40',
   'hnsw.iterative_scan': 'relaxed_order',
 };
 

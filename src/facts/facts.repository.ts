@@ -371,9 +371,7 @@ export class FactsRepository implements OnApplicationBootstrap {
       `${$(ranking.closeThreshold)}::float8`,
       `${$(ranking.relativeThreshold)}::float8`,
     ];
-    const rows = await this.rank<ScoredFact>(
-      path,
-      ranking,
+    const rows = await this.db.query<ScoredFact[]>(
       `${sql},
       fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored),
       cut AS (
@@ -393,22 +391,6 @@ export class FactsRepository implements OnApplicationBootstrap {
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
   }
 
-  /** Runs a ranking statement; a wide window's graph walk gets its own, shorter search list. */
-  private rank<T>(
-    path: WindowPath,
-    ranking: Ranking,
-    sql: string,
-    params: unknown[],
-  ): Promise<T[]> {
-    if (path !== 'wide') return this.db.query<T[]>(sql, params);
-    return this.db.transaction(async (tx) => {
-      await tx.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [
-        String(ranking.wideWindowEfSearch),
-      ]);
-      return tx.query<T[]>(sql, params);
-    });
-  }
-
   /** How the semantic side reaches a search's date window (see `candidateSql`). */
   private windowPath(search: FactSearch, ranking: Ranking): WindowPath {
     if (!search.minDay && !search.maxDay) return 'none';
@@ -423,9 +405,7 @@ export class FactsRepository implements OnApplicationBootstrap {
   async candidates(search: FactSearch, ranking: Ranking): Promise<Candidate[]> {
     const path = this.windowPath(search, ranking);
     const [sql, params] = candidateSql(search, ranking, path);
-    const rows = await this.rank<Candidate>(
-      path,
-      ranking,
+    const rows = await this.db.query<Candidate[]>(
       `${sql} SELECT id::text, question, answer, true_by, cos, lex FROM scored`,
       params,
     );

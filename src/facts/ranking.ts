@@ -30,11 +30,10 @@ export interface Ranking {
    */
   scanWindowFactor: number;
   /**
-   * A wider window walks the HNSW graph with this `hnsw.ef_search` and takes this many
-   * semantic candidates: every fact the walk passes costs a page read to test its day,
-   * so the walk is kept short (the full-text side still brings its own candidates).
+   * A wider window takes at most this many semantic candidates from its walk of the
+   * HNSW graph: every fact the walk passes costs a page read to test its day, so the
+   * walk is kept short (the full-text side still brings its own candidates).
    */
-  wideWindowEfSearch: number;
   wideWindowCandidates: number;
   /** Where candidates come from; only `eval` compares the single sides. */
   sides: 'both' | 'lexical' | 'semantic';
@@ -49,7 +48,6 @@ export const ENCODER_RANKING: Ranking = {
   commonTermShare: 0.1,
   maxTermFacts: 1000,
   scanWindowFactor: 1600,
-  wideWindowEfSearch: 40,
   wideWindowCandidates: 50,
   sides: 'both',
 };
