@@ -175,19 +175,16 @@ async function prepared(db, sql, params, retried = false) {
     );
     return resultOf(messages, db.parsers);
   } catch (err) {
-    // DEALLOCATE ALL (or DISCARD) dropped the statements: prepare them again.
-    if (err.code === '26000' && !retried) {
-      statements.clear();
-      return prepared(db, sql, params, true);
-    }
-    // A table changed under the statement so that its rows would change shape: it is
-    // prepared again, and run again unless a transaction it was part of has failed.
-    if (err.code === '0A000') {
+    // DEALLOCATE ALL (or DISCARD) dropped the statements, or a table changed under this
+    // one so that its rows would change shape: it is prepared again, and run again
+    // unless a transaction it was part of has failed.
+    if (err.code === '26000') statements.clear();
+    else if (err.code === '0A000') {
       statements.delete(sql);
       await send(db, serialize.close({ type: 'S', name: statement.name }));
-      if (!retried && !db.isInTransaction()) return prepared(db, sql, params, true);
-    }
-    throw err;
+    } else throw err;
+    if (retried || db.isInTransaction()) throw err;
+    return prepared(db, sql, params, true);
   }
 }
 function plain(err) {
