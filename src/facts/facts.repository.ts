@@ -364,12 +364,11 @@ export class FactsRepository implements OnApplicationBootstrap {
       : `score DESC, day DESC NULLS LAST`;
     const path = this.windowPath(search, ranking);
     const [sql, params] = candidateSql(search, ranking, path);
-    const $ = (value: unknown) => `$${params.push(value)}`;
     const [w, k, threshold, relative] = [
-      `${$(ranking.semanticWeight)}::float8`,
-      `${$(search.k)}::int`,
-      `${$(ranking.closeThreshold)}::float8`,
-      `${$(ranking.relativeThreshold)}::float8`,
+      float(ranking.semanticWeight),
+      int(search.k),
+      float(ranking.closeThreshold),
+      float(ranking.relativeThreshold),
     ];
     const rows = await this.db.query<ScoredFact[]>(
       `${sql},
@@ -434,16 +433,22 @@ function candidateSql(search: FactSearch, ranking: Ranking, path: WindowPath): [
   const [query, vector, lexicalLimit, semanticLimit, answerWeight, commonShare, maxTermFacts] = [
     $(searchText(search.query)),
     $(quantise(search.vector)),
-    `${$(ranking.sides === 'semantic' ? 0 : perSide)}::int`,
-    `${$(ranking.sides === 'lexical' ? 0 : path === 'wide' ? Math.min(perSide, ranking.wideWindowCandidates) : perSide)}::int`,
-    `${$(ranking.answerWeight)}::float8`,
-    `${$(ranking.commonTermShare)}::float8`,
-    `${$(ranking.maxTermFacts)}::int`,
+    int(ranking.sides === 'semantic' ? 0 : perSide),
+    int(
+      ranking.sides === 'lexical'
+        ? 0
+        : path === 'wide'
+          ? Math.min(perSide, ranking.wideWindowCandidates)
+          : perSide,
+    ),
+    float(ranking.answerWeight),
+    float(ranking.commonTermShare),
+    int(ranking.maxTermFacts),
   ];
-  const bounds: string[] = [];
-  if (search.minDay) bounds.push(`f.true_by >= ${$(search.minDay)}::date`);
-  if (search.maxDay) bounds.push(`f.true_by <= ${$(search.maxDay)}::date`);
-  const within = bounds.map((bound) => `AND ${bound}`).join(' ');
+  const [minDay, maxDay] = [search.minDay, search.maxDay].map((day) => day && `${$(day)}::date`);
+  const window = (day: string) =>
+    (minDay ? ` AND ${day} >= ${minDay}` : '') + (maxDay ? ` AND ${day} <= ${maxDay}` : '');
+  const within = window('f.true_by');
   // A narrow date window (`Ranking.scanWindowFactor`) is scanned: by Hamming distance of
   // the vectors' bits over the day index alone, then the best four times as many
   // ranked exactly (so a window of fewer facts than that is ranked exactly), "+ 0"
@@ -451,20 +456,24 @@ function candidateSql(search: FactSearch, ranking: Ranking, path: WindowPath): [
   // to find a narrow window's facts, reading each one's page to test its day. A wider
   // window goes through the graph, whose iterative scan (a session setting) walks on
   // until enough neighbours pass. The vector must be an expression of the parameter,
-  // not a CTE column, or the planner cannot use the HNSW index.
-  const v = `${vector}::int4[]::vector`;
+  // not a CTE column, or the planner cannot use the HNSW index; as a sub-select it is
+  // computed once also in a generic plan, which would otherwise convert it per row.
+  // The wider window's bounds are no index condition ("+ 0"), so that no plan, generic
+  // or not, reads the window through the day index and sorts it instead of walking.
+  const v = `(SELECT ${vector}::int4[]::vector)`;
   const semantic =
     path === 'scan'
       ? `coarse AS MATERIALIZED (
         SELECT f.id FROM facts f WHERE true ${within}
-        ORDER BY f.embedding_bits <~> binary_quantize(${v}) LIMIT 4 * ${semanticLimit}
+        ORDER BY f.embedding_bits <~> (SELECT binary_quantize(${vector}::int4[]::vector))
+        LIMIT 4 * ${semanticLimit}
       ),
       semantic AS (
         SELECT f.id FROM facts f WHERE f.id IN (SELECT id FROM coarse)
         ORDER BY (f.embedding <=> ${v}) + 0 LIMIT ${semanticLimit}
       )`
       : `semantic AS (
-        SELECT f.id FROM facts f WHERE true ${within}
+        SELECT f.id FROM facts f WHERE true ${window('f.true_by + 0')}
         ORDER BY f.embedding <=> ${v} LIMIT ${semanticLimit}
       )`;
   const sql = `
@@ -505,6 +514,21 @@ function candidateSql(search: FactSearch, ranking: Ranking, path: WindowPath): [
       WHERE f.id = ANY (ARRAY(SELECT id FROM lexical UNION SELECT id FROM semantic))
     )`;
   return [sql, params];
+}
+
+/**
+ * Numbers of the ranking go into the statement's text rather than its parameters: a
+ * prepared statement's generic plan then still knows its LIMITs and weights, and the
+ * few values (k, the calibration) make few distinct statements.
+ */
+function int(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer: ${value}`);
+  return `${value}::int`;
+}
+
+function float(value: number): string {
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
+  return `${value}::float8`;
 }
 
 /**
