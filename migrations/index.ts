@@ -3,6 +3,7 @@ import { Dashboard1763942400000 } from './1763942400000-Dashboard';
 import { EmbeddingModel1764201600000 } from './1764201600000-EmbeddingModel';
 import { FactTerms1764288000000 } from './1764288000000-FactTerms';
 import { EmbeddingBits1764374400000 } from './1764374400000-EmbeddingBits';
+import { FactMonths1764460800000 } from './1764460800000-FactMonths';
 import { Init1763769600000 } from './1763769600000-Init';
 import { Payments1764028800000 } from './1764028800000-Payments';
 import { Sources1764115200000 } from './1764115200000-Sources';
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   EmbeddingModel1764201600000,
   FactTerms1764288000000,
   EmbeddingBits1764374400000,
+  FactMonths1764460800000,
 ];

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig, CONFIG } from '../config/config';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { EMBEDDING_BITS_DDL } from '../../migrations/1764374400000-EmbeddingBits';
+import { FILL_FACT_MONTHS } from '../../migrations/1764460800000-FactMonths';
 import { candidatesFor, Ranking } from './ranking';
 import { searchText } from './search-text';
 
@@ -93,8 +94,7 @@ export class FactsRepository implements OnApplicationBootstrap {
 
   private async countMonths(): Promise<void> {
     const rows = await this.db.query<{ month: string; facts: number }[]>(
-      `SELECT to_char(true_by, 'YYYY-MM') AS month, count(*)::int AS facts
-       FROM facts WHERE true_by IS NOT NULL GROUP BY 1`,
+      `SELECT to_char(month, 'YYYY-MM') AS month, facts FROM fact_months`,
     );
     this.months = rows.map(({ month, facts }) => ({
       start: Date.parse(`${month}-01`),
@@ -344,6 +344,8 @@ export class FactsRepository implements OnApplicationBootstrap {
          SELECT term, count(*) FROM fact_terms GROUP BY term`,
       );
       await tx.query(`UPDATE corpus_stats SET facts = (SELECT count(*) FROM facts)`);
+      await tx.query(`DELETE FROM fact_months`);
+      await tx.query(FILL_FACT_MONTHS);
     });
     // The term and day indexes answer from the index alone only for pages VACUUM has
     // marked all-visible (PGlite runs no autovacuum); ANALYZE gives the planner sizes.

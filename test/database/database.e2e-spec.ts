@@ -36,6 +36,7 @@ describe('the database', () => {
         'corpus_stats',
         'facts',
         'fact_terms',
+        'fact_months',
         'lexeme_stats',
         'migrations',
       ]),
