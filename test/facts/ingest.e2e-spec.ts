@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { FactsRepository, IngestConsistencyError } from '../../src/facts/facts.repository';
 import { IngestService } from '../../src/facts/ingest.service';
 import { startApp, TestApp } from '../support/app';
 import { fact } from '../support/corpus';
@@ -70,6 +71,27 @@ describe('ingesting facts', () => {
     expect(summary.rejected[1].errors.join()).toMatch(/sources/);
     expect(summary.rejected[2].errors.join()).toMatch(/http\(s\) URL/);
     expect((await rows()).length).toBe(before);
+  });
+
+  it('refuses a whole batch, writing none of it, when facts taken as stored are not there', async () => {
+    // Fault injection, not a stand-in: the existing-keys check is made to answer that a
+    // new fact is stored, the inconsistency that once lost a batch of a 1M ingest.
+    const facts = t.app.get(FactsRepository);
+    const before = (await rows()).length;
+    const batch = [
+      fact('Who won the 2023 Tour de France?', 'Jonas Vingegaard', '2023-07-23'),
+      fact('Who won the 2023 Giro d’Italia?', 'Primož Roglič', '2023-05-28'),
+    ];
+    const lying = jest.spyOn(facts, 'existingKeys').mockImplementation((keys) => {
+      lying.mockRestore();
+      return Promise.resolve(new Set([keys[0]]));
+    });
+    const refused = ingest.ingestValues(batch);
+    await expect(refused).rejects.toThrow(IngestConsistencyError);
+    await expect(refused).rejects.toThrow(/^1 of 1 facts taken as already stored/);
+    expect((await rows()).length).toBe(before);
+    // Nothing half-written: the same batch goes in whole once the check tells the truth.
+    expect(await ingest.ingestValues(batch)).toMatchObject({ added: 2, merged: 0 });
   });
 
   it('makes new facts searchable with up-to-date term statistics', async () => {
