@@ -4,6 +4,7 @@ import { EmbeddingModel1764201600000 } from './1764201600000-EmbeddingModel';
 import { FactTerms1764288000000 } from './1764288000000-FactTerms';
 import { EmbeddingBits1764374400000 } from './1764374400000-EmbeddingBits';
 import { FactMonths1764460800000 } from './1764460800000-FactMonths';
+import { FactSeries1764547200000 } from './1764547200000-FactSeries';
 import { Init1763769600000 } from './1763769600000-Init';
 import { Payments1764028800000 } from './1764028800000-Payments';
 import { Sources1764115200000 } from './1764115200000-Sources';
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   FactTerms1764288000000,
   EmbeddingBits1764374400000,
   FactMonths1764460800000,
+  FactSeries1764547200000,
 ];

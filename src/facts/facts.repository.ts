@@ -516,6 +516,18 @@ function candidateSql(search: FactSearch, ranking: Ranking, path: WindowPath): [
       LIMIT ${lexicalLimit}
     ),
     ${semantic},
+    drawn AS MATERIALIZED (SELECT id FROM lexical UNION SELECT id FROM semantic),
+    -- One question's values over time (a population, year by year) tie on both sides,
+    -- which then return an arbitrary part of a long series: each drawn question also
+    -- brings its newest values inside the bounds.
+    series AS (
+      SELECT s.id
+      FROM (SELECT DISTINCT md5(f.question) AS hash FROM facts f WHERE f.id IN (SELECT id FROM drawn)) q
+      CROSS JOIN LATERAL (
+        SELECT f.id FROM facts f WHERE md5(f.question) = q.hash ${within}
+        ORDER BY f.true_by DESC NULLS LAST LIMIT ${int(SERIES_NEWEST)}
+      ) s
+    ),
     scored AS MATERIALIZED (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
              f.sources, f.true_by AS day,
@@ -525,7 +537,7 @@ function candidateSql(search: FactSearch, ranking: Ranking, path: WindowPath): [
                 FROM terms t WHERE f.search_text @@ t.any_field)
                / nullif((SELECT sum(idf) FROM terms), 0), 0) AS lex
       FROM facts f
-      WHERE f.id = ANY (ARRAY(SELECT id FROM lexical UNION SELECT id FROM semantic))
+      WHERE f.id = ANY (ARRAY(SELECT id FROM drawn UNION SELECT id FROM series))
     )`;
   return [sql, params];
 }
@@ -552,6 +564,9 @@ function float(value: number): string {
 function quantise(vector: Float32Array): number[] {
   return Array.from(vector, (x) => Math.round(x * 1e6));
 }
+
+/** The newest values of each drawn question's series that join the candidates. */
+const SERIES_NEWEST = 3;
 
 const RECORD = `r(question text, answer text, true_by text, sources jsonb, dedup_key text,
   embedding text, search_question text, search_answer text)`;
