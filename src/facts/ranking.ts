@@ -70,13 +70,12 @@ export function rankingFor(model: string): Ranking {
 
 /**
  * Candidates drawn from each side (lexical, semantic) before fusion. Each is read
- * and scored, the bulk of a search's work. k a side (at least 20) would do a quarter
- * less work and rank better on the dev queries (bench/README.md, third pass), but one
- * question's series of values (a city's population, year by year) shares one vector,
- * and the graph returns an arbitrary part of a series longer than the candidates: with
- * 20 a side the newest of Karlsruhe's 56 population figures was missed
- * (test/sources/wikidata.e2e-spec.ts). 40 are fewer than 56 too, so the same can
- * happen here; reaching a series by its newest members is the fix still to make.
+ * and scored, the bulk of a search's work. k a side (at least 20) did a quarter less
+ * work and ranked better on the dev queries (bench/README.md, third pass), but was
+ * tried before a question's series of values joined the candidates by its newest
+ * members (see `candidateSql`): without that, 20 a side missed the newest of
+ * Karlsruhe's 56 population figures (test/sources/wikidata.e2e-spec.ts). Worth trying
+ * again with it.
  */
 export function candidatesFor(k: number): number {
   return Math.max(40, 2 * k);
