@@ -525,7 +525,7 @@ function candidateSql(search: FactSearch, ranking: Ranking, path: WindowPath): [
       FROM (SELECT DISTINCT md5(f.question) AS hash FROM facts f WHERE f.id IN (SELECT id FROM drawn)) q
       CROSS JOIN LATERAL (
         SELECT f.id FROM facts f WHERE md5(f.question) = q.hash ${within}
-        ORDER BY f.true_by DESC NULLS LAST LIMIT ${int(SERIES_NEWEST)}
+        ORDER BY f.true_by DESC NULLS LAST LIMIT ${int(search.k)}
       ) s
     ),
     scored AS MATERIALIZED (
@@ -564,9 +564,6 @@ function float(value: number): string {
 function quantise(vector: Float32Array): number[] {
   return Array.from(vector, (x) => Math.round(x * 1e6));
 }
-
-/** The newest values of each drawn question's series that join the candidates. */
-const SERIES_NEWEST = 3;
 
 const RECORD = `r(question text, answer text, true_by text, sources jsonb, dedup_key text,
   embedding text, search_question text, search_answer text)`;

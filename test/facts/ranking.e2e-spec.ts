@@ -142,3 +142,47 @@ describe('date windows', () => {
     expect(best(exact)).toContain(query);
   });
 });
+
+describe('a long series of one question’s values', () => {
+  let t: TestApp;
+  // 150 yearly values of one question: one vector, the same terms, so every value ties
+  // on both sides, far more of them than either side draws. Stored out of date order,
+  // so that no physical order happens to put the newest first.
+  const years = Array.from({ length: 150 }, (_, i) => 1870 + ((i * 67) % 150));
+  beforeAll(async () => {
+    t = await startApp({
+      facts: [
+        ...years.map((year) =>
+          fact('What is the population of Exampleton?', `${100_000 + year}`, `${year}-12-31`),
+        ),
+        ...matches(30),
+      ],
+    });
+  });
+  afterAll(() => t.close());
+
+  const search = async (k: number, timeline: boolean, maxDay?: string) => {
+    const facts = t.app.get(FactsRepository);
+    const embedder = t.app.get<Embedder>(EMBEDDER);
+    const query = 'What is the population of Exampleton?';
+    const [vector] = await embedder.embed([query]);
+    return facts.search({ query, vector, k, timeline, maxDay }, rankingFor(embedder.model));
+  };
+
+  it('answers with its newest value, inside the window when there is one', async () => {
+    expect(years.length).toBeGreaterThan(4 * candidatesFor(10));
+    for (const timeline of [true, false]) {
+      const [newest] = await search(10, timeline);
+      expect(newest).toMatchObject({ answer: '102019', true_by: '2019-12-31' });
+      const [before] = await search(10, timeline, '1950-06-30');
+      expect(before).toMatchObject({ answer: '101949', true_by: '1949-12-31' });
+    }
+  });
+
+  it('lists the newest values first, one year after the other', async () => {
+    const rows = await search(5, true);
+    expect(rows.map((row) => row.true_by)).toEqual(
+      [2019, 2018, 2017, 2016, 2015].map((year) => `${year}-12-31`),
+    );
+  });
+});
