@@ -21,6 +21,8 @@ export interface LoadResult {
   p95: number;
   p99: number;
   max: number;
+  /** The same figures per kind of date window, and how many of the slowest 1% each had. */
+  byWindow: Record<string, ReturnType<typeof summarise> & { slowest: number }>;
   /** Response bodies of the timed requests, when asked for (quality is scored on them). */
   bodies?: unknown[];
 }
@@ -89,6 +91,7 @@ export async function runLoad(spec: LoadSpec, keepBodies = false): Promise<LoadR
     return {
       ...summarise(times, seconds),
       concurrency: spec.concurrency,
+      byWindow: byWindow(timed, times, seconds),
       ...(keepBodies ? { bodies: answers } : {}),
     };
   } finally {
@@ -109,6 +112,33 @@ export function summarise(times: number[], seconds: number) {
     p99: at(0.99),
     max: sorted[sorted.length - 1] ?? NaN,
   };
+}
+
+/**
+ * Where the tail comes from: a run's requests grouped by their date window (none, an
+ * upper bound, or a window's length in days).
+ */
+export function byWindow(bodies: string[], times: number[], seconds: number) {
+  const bar = [...times].sort((a, b) => b - a)[Math.floor(times.length / 100)] ?? Infinity;
+  const groups = new Map<string, number[]>();
+  bodies.forEach((body, i) => {
+    const { true_by_min: min, true_by_max: max } = JSON.parse(body) as Record<string, unknown>;
+    const window =
+      typeof min === 'string' && typeof max === 'string'
+        ? `${Math.round((Date.parse(max) - Date.parse(min)) / 86_400_000)} days`
+        : max !== undefined
+          ? 'upper bound'
+          : min !== undefined
+            ? 'lower bound'
+            : 'no dates';
+    groups.set(window, [...(groups.get(window) ?? []), times[i]]);
+  });
+  return Object.fromEntries(
+    [...groups].map(([window, group]) => [
+      window,
+      { ...summarise(group, seconds), slowest: group.filter((t) => t > bar).length },
+    ]),
+  );
 }
 
 /** `node load.js SPEC.json [--bodies]`: runs the load and prints the result as JSON. */

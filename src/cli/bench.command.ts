@@ -413,6 +413,24 @@ function printTables(engines: EngineReport[], levels: number[]): void {
     );
   }
   console.log('\n' + table(search));
+  // Where the tail comes from, one at a time: what each kind of date window costs.
+  const windows: string[][] = [
+    ['engine', 'c=1 window', 'requests', 'p50 ms', 'p95 ms', 'max ms', 'in slowest 1%'],
+  ];
+  for (const e of engines) {
+    for (const [window, run] of Object.entries(e.load[0]?.byWindow ?? {}).sort()) {
+      windows.push([
+        e.engine,
+        window,
+        String(run.requests),
+        f(run.p50),
+        f(run.p95),
+        f(run.max),
+        String(run.slowest),
+      ]);
+    }
+  }
+  console.log('\n' + table(windows));
   const quality: string[][] = [
     ['engine', 'recall@1', 'recall@5', 'recall@10', 'MRR', 'first', 'outside'],
   ];
