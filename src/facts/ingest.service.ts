@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EMBEDDER, Embedder } from '../embeddings/embedder';
+import { EMBEDDER, Embedder, EmbeddingError } from '../embeddings/embedder';
 import { FactDto } from './fact.dto';
 import { checkFact, dedupKey, fileSize, readFactLines } from './fact-record';
 import { pathToFileURL } from 'node:url';
@@ -119,6 +119,13 @@ export class IngestService {
     // Known facts only merge their sources; their stored vector stays.
     const toEmbed = fresh.filter((fact) => !(fact.embedding = vectors?.get(fact.question) ?? null));
     const embedded = await this.embedder.embed(toEmbed.map((fact) => fact.question));
+    // A new fact without a vector would be taken for a stored one by `upsert` and
+    // only "merged" into nothing: a short answer from the encoder fails the batch.
+    if (embedded.length !== toEmbed.length || embedded.some((vector) => !vector)) {
+      throw new EmbeddingError(
+        `the encoder returned ${embedded.length} vectors for ${toEmbed.length} texts`,
+      );
+    }
     toEmbed.forEach((fact, i) => (fact.embedding = embedded[i]));
     return this.facts.upsert([...unique.values()], origin);
   }
