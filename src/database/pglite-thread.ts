@@ -111,7 +111,40 @@ const { PGlite, protocol, parse } = require(workerData.pglite);
 const { vector } = require(workerData.vector);
 const opened = PGlite.create(workerData.dataDir, { extensions: { vector } });
 const { serialize } = protocol;
-const send = (db, ...messages) => db.execProtocol(Buffer.concat([...messages, serialize.sync()]));
+// PGlite 0.3.16 drops the rest of a request after any message that ends exactly on a
+// multiple of 8 KiB, its read buffer, and answers as if the request had ended there: a
+// Bind of 3,235,840 bytes came back BindComplete alone, its INSERT never ran, and a 1M
+// ingest lost a batch of 1,000 facts without an error. So the first message is made
+// longer, meaning the same (grow: once is enough, as the messages after it are longer
+// than what it adds), so that no message but the last ends there; and a reply
+// cut short some other way, without ReadyForQuery, is an error rather than no rows.
+async function send(db, grow, ...messages) {
+  messages.push(serialize.sync());
+  for (let grown = 0; endsInside(messages); grown++) {
+    if (!grow || grown === 1) throw new Error("cannot frame the request around PGlite's 8 KiB reads");
+    messages[0] = grow(messages[0]);
+  }
+  const reply = await db.execProtocol(Buffer.concat(messages));
+  if (!reply.messages.some((message) => message.name === 'readyForQuery')) {
+    throw Object.assign(new Error('the embedded database answered only part of a request'), {
+      code: 'XX000',
+    });
+  }
+  return reply;
+}
+function endsInside(messages) {
+  let end = 0;
+  return messages.slice(0, -1).some((message) => (end += message.length) % 8192 === 0);
+}
+// A Bind that names the text format for its results, which they have by default: two
+// bytes longer. It ends in its count of result formats, 0.
+function textResults(bind) {
+  const longer = Buffer.alloc(bind.length + 2);
+  longer.set(bind);
+  longer.writeUInt16BE(1, bind.length - 2);
+  longer.writeUInt32BE(longer.length - 1, 1);
+  return longer;
+}
 
 // Statements with parameters are prepared once under a name and then only bound and
 // run: PGlite's query() parses, analyses and rewrites the text on every call, which
@@ -152,11 +185,14 @@ async function prepared(db, sql, params, retried = false) {
     if (statements.size >= ${MAX_PREPARED}) {
       const [oldest, old] = statements.entries().next().value;
       statements.delete(oldest);
-      await send(db, serialize.close({ type: 'S', name: old.name }));
+      await send(db, null, serialize.close({ type: 'S', name: old.name }));
     }
     const name = 'ff' + named++;
     const { messages } = await send(
-      db, serialize.parse({ name, text: sql }), serialize.describe({ type: 'S', name }),
+      db,
+      () => serialize.parse({ name, text: sql + ' ' }),
+      serialize.parse({ name, text: sql }),
+      serialize.describe({ type: 'S', name }),
     );
     statement = { name, types: parse.parseDescribeStatementResults(messages) };
   }
@@ -169,6 +205,7 @@ async function prepared(db, sql, params, retried = false) {
   try {
     const { messages } = await send(
       db,
+      textResults,
       serialize.bind({ statement: statement.name, values }),
       serialize.describe({ type: 'P' }),
       serialize.execute({}),
@@ -181,7 +218,7 @@ async function prepared(db, sql, params, retried = false) {
     if (err.code === '26000') statements.clear();
     else if (err.code === '0A000') {
       statements.delete(sql);
-      await send(db, serialize.close({ type: 'S', name: statement.name }));
+      await send(db, null, serialize.close({ type: 'S', name: statement.name }));
     } else throw err;
     if (retried || db.isInTransaction()) throw err;
     return prepared(db, sql, params, true);

@@ -56,6 +56,30 @@ describe('the embedded database on its own thread', () => {
     await db.exec(`ALTER TABLE t DROP COLUMN note`);
   });
 
+  // PGlite 0.3.16 loses the rest of a request after a message that ends on a multiple of
+  // 8 KiB: a 1M-fact ingest lost a batch of 1,000 this way. Values of every length
+  // around such multiples put the end of each message of the request there in turn
+  // (Bind, Describe, Execute), and likewise the Parse of a statement's text.
+  it('runs statements whose messages end on an 8 KiB boundary of the request', async () => {
+    await db.exec(`CREATE TABLE w (id serial PRIMARY KEY, body text)`);
+    const lengths = [8192, 3 * 8192, 395 * 8192].flatMap((edge) =>
+      Array.from({ length: 48 }, (_, i) => edge - 40 + i),
+    );
+    for (const n of lengths) {
+      const { rows } = await db.query(
+        `INSERT INTO w (body) VALUES ($1) RETURNING length(body) AS n`,
+        ['x'.repeat(n)],
+      );
+      expect(rows).toEqual([{ n }]);
+    }
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM w WHERE $1::int > 0`, [1]);
+    expect(rows).toEqual([{ n: lengths.length }]);
+    for (let pad = 8100; pad < 8230; pad++) {
+      const text = `SELECT $1::int AS n /*${'-'.repeat(pad)}*/`;
+      await expect(db.query(text, [pad])).resolves.toMatchObject({ rows: [{ n: pad }] });
+    }
+  });
+
   it('refuses statements once closed, instead of hanging', async () => {
     const otherDir = mkdtempSync(join(tmpdir(), 'freshfacts-thread-'));
     const other = await PGliteThread.open(otherDir);

@@ -56,14 +56,16 @@ function serve(db: PGlite, turn: Turn, socket: Socket): void {
   let batch: Buffer[] = [];
   let chain = Promise.resolve();
 
-  const run = (messages: Buffer) =>
+  const run = (messages: Buffer[]) =>
     (chain = chain.then(async () => {
       await turn.take(me);
       let idle = false;
       try {
-        const reply = await db.execProtocolRaw(new Uint8Array(messages));
+        const replies: Uint8Array[] = [];
+        for (const part of readSized(messages)) replies.push(await db.execProtocolRaw(part));
+        const reply = Buffer.concat(replies);
         idle = readyAndIdle(reply);
-        if (!socket.destroyed && reply.length) socket.write(Buffer.from(reply));
+        if (!socket.destroyed && reply.length) socket.write(reply);
       } finally {
         // Inside a transaction (or mid-exchange) the session stays this client's.
         if (idle) turn.give(me);
@@ -84,7 +86,7 @@ function serve(db: PGlite, turn: Turn, socket: Socket): void {
           continue;
         }
         started = true;
-        void run(message);
+        void run([message]);
         continue;
       }
       if (buffer.length < 5) return;
@@ -99,9 +101,8 @@ function serve(db: PGlite, turn: Turn, socket: Socket): void {
       }
       batch.push(message);
       if (BOUNDARIES.has(type)) {
-        const whole = Buffer.concat(batch);
+        void run(batch);
         batch = [];
-        void run(whole);
       }
     }
   });
@@ -115,6 +116,27 @@ function serve(db: PGlite, turn: Turn, socket: Socket): void {
       }
     });
   });
+}
+
+/**
+ * An exchange cut into the parts PGlite reads whole: PGlite 0.3.16 loses the rest of
+ * a request after a message that ends on a multiple of 8 KiB (its read buffer), so a
+ * part ends there. PGlite carries an exchange on from one call to the next.
+ */
+function readSized(messages: Buffer[]): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  let part: Buffer[] = [];
+  let length = 0;
+  for (const message of messages) {
+    part.push(message);
+    length += message.length;
+    if (length % 8192 === 0) {
+      parts.push(new Uint8Array(Buffer.concat(part)));
+      [part, length] = [[], 0];
+    }
+  }
+  if (part.length) parts.push(new Uint8Array(Buffer.concat(part)));
+  return parts;
 }
 
 /**
