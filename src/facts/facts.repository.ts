@@ -291,6 +291,14 @@ export class FactsRepository implements OnApplicationBootstrap {
        SELECT id::text, inserted FROM stored`,
       [JSON.stringify(records)],
     );
+    // Each record is inserted or merged, and either way answers a row: fewer rows mean
+    // facts that went nowhere (a reply cut short once lost a whole 1M-bench batch).
+    if (rows.length !== records.length) {
+      throw new IngestConsistencyError(
+        `${records.length - rows.length} of ${records.length} new facts were not stored; ` +
+          `the batch was not written`,
+      );
+    }
     return { ids: rows.map((row) => row.id), added: rows.filter((row) => row.inserted).length };
   }
 

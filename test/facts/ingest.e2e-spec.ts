@@ -94,6 +94,30 @@ describe('ingesting facts', () => {
     expect(await ingest.ingestValues(batch)).toMatchObject({ added: 2, merged: 0 });
   });
 
+  it('refuses a whole batch when the store takes fewer new facts than were sent', async () => {
+    const before = (await rows()).length;
+    const batch = [
+      fact('Who won the 2024 Tour de France?', 'Tadej Pogačar', '2024-07-21'),
+      fact('Who won the 2024 Vuelta a España?', 'Primož Roglič', '2024-09-08'),
+    ];
+    // A real trigger that swallows one row, standing in for a reply that lost facts.
+    await db.query(`CREATE FUNCTION swallow() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN IF NEW.question LIKE '%Vuelta%' THEN RETURN NULL; END IF; RETURN NEW; END $$`);
+    await db.query(
+      `CREATE TRIGGER swallow BEFORE INSERT ON facts FOR EACH ROW EXECUTE FUNCTION swallow()`,
+    );
+    try {
+      const refused = ingest.ingestValues(batch);
+      await expect(refused).rejects.toThrow(IngestConsistencyError);
+      await expect(refused).rejects.toThrow(/^1 of 2 new facts were not stored/);
+      expect((await rows()).length).toBe(before);
+    } finally {
+      await db.query(`DROP TRIGGER swallow ON facts`);
+      await db.query(`DROP FUNCTION swallow()`);
+    }
+    expect(await ingest.ingestValues(batch)).toMatchObject({ added: 2, merged: 0 });
+  });
+
   it('makes new facts searchable with up-to-date term statistics', async () => {
     await ingest.ingestValues([
       fact('Which rover found organic molecules in Jezero crater?', 'Perseverance', '2023-07-12'),
