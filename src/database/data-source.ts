@@ -22,6 +22,9 @@ export { DatabaseSetupError };
 export const SESSION_SETTINGS: Record<string, string> = {
   'hnsw.ef_search': '40',
   'hnsw.iterative_scan': 'relaxed_order',
+  // A date window's walk of the graph stops after this many facts; one that found none
+  // of the window's is followed by a scan (`candidateSql` in facts.repository.ts).
+  'hnsw.max_scan_tuples': '4000',
 };
 
 /**

@@ -1,3 +1,5 @@
+import { DataSource } from 'typeorm';
+import { SESSION_SETTINGS } from '../../src/database/data-source';
 import { EMBEDDER, Embedder } from '../../src/embeddings/embedder';
 import { replay } from '../../src/facts/evaluation';
 import { FactSearch, FactsRepository } from '../../src/facts/facts.repository';
@@ -140,6 +142,31 @@ describe('date windows', () => {
         .map((row) => row.question);
     expect(best(indexed)).toEqual(best(exact));
     expect(best(exact)).toContain(query);
+  });
+
+  it('scans a window whose walk of the graph gave up before finding any of its facts', async () => {
+    const facts = t.app.get(FactsRepository);
+    const embedder = t.app.get<Embedder>(EMBEDDER);
+    const db = t.app.get(DataSource);
+    // One fact in the window (club 50, a champion), far from a question about mayors,
+    // whose terms are all too common or outside the window to draw lexical candidates:
+    // only the semantic side can find it, and the walk stops after one fact.
+    const only = day(50).toISOString().slice(0, 10);
+    const query = 'Who was the mayor of club number 97 that season?';
+    const [vector] = await embedder.embed([query]);
+    const search: FactSearch = { query, vector, k: 10, timeline: true, minDay: only, maxDay: only };
+    const walked = { ...rankingFor(embedder.model), scanWindowFactor: 0 };
+    await db.query(`SELECT set_config('hnsw.max_scan_tuples', '1', false)`);
+    try {
+      const rows = await facts.search(search, walked);
+      expect(rows.map((row) => [row.question, row.true_by])).toEqual([
+        ['Who was the champion of club number 50 that season?', only],
+      ]);
+    } finally {
+      await db.query(`SELECT set_config('hnsw.max_scan_tuples', $1, false)`, [
+        SESSION_SETTINGS['hnsw.max_scan_tuples'],
+      ]);
+    }
   });
 });
 
