@@ -118,6 +118,9 @@ const { serialize } = protocol;
 // longer, meaning the same (grow: once is enough, as the messages after it are longer
 // than what it adds), so that no message but the last ends there; and a reply
 // cut short some other way, without ReadyForQuery, is an error rather than no rows.
+// (Splitting the request instead, as the test wire server does, is unsafe here:
+// execProtocol throws at an error in the first part, before its Sync is sent, and the
+// session would then skip the next statement's messages up to that one's Sync.)
 async function send(db, grow, ...messages) {
   messages.push(serialize.sync());
   for (let grown = 0; endsInside(messages); grown++) {

@@ -131,11 +131,11 @@ function readSized(messages: Buffer[]): Uint8Array[] {
     part.push(message);
     length += message.length;
     if (length % 8192 === 0) {
-      parts.push(new Uint8Array(Buffer.concat(part)));
+      parts.push(Buffer.concat(part));
       [part, length] = [[], 0];
     }
   }
-  if (part.length) parts.push(new Uint8Array(Buffer.concat(part)));
+  if (part.length) parts.push(Buffer.concat(part));
   return parts;
 }
 
