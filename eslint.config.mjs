@@ -10,7 +10,6 @@ export default tseslint.config(
       'jest.config.js',
       'eslint.config.mjs',
       'bin/',
-      'scratch/',
       'test-artifacts/',
     ],
   },

@@ -67,7 +67,7 @@ function program(): Command {
     .action(async () => exit(await reembedCommand()));
   cli
     .command('eval <queries>')
-    .description('retrieval quality on a queries file (see ../shared/data/README.md)')
+    .description('retrieval quality on a queries file (see corpus/README.md)')
     .option('--facts <file>', 'load these facts into a fresh temporary store first')
     .option('--mode <mode>', 'fused, lexical or semantic', 'fused')
     .option('--sweep', 'grid-search the ranking parameters and print the best')

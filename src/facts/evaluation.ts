@@ -4,7 +4,7 @@ import { FactDto } from './fact.dto';
 import { Candidate, FactsRepository } from './facts.repository';
 import { Ranking } from './ranking';
 
-/** One line of a queries file (../shared/data/queries-dev.jsonl). */
+/** One line of a queries file (corpus/queries-dev.jsonl). */
 export interface EvalQuery {
   query: string;
   expect_answer_contains: string;

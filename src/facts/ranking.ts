@@ -1,6 +1,6 @@
 /**
  * How the one ranking query weighs and cuts. Calibrated on
- * ../shared/data/queries-dev.jsonl with `bin/freshfacts eval --sweep`; see
+ * corpus/queries-dev.jsonl with `bin/freshfacts eval --sweep`; see
  * corpus/README.md ("Calibration") for the method and the figures.
  */
 export interface Ranking {

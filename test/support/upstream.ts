@@ -5,8 +5,8 @@ import { AddressInfo } from 'node:net';
 import { extname, join, resolve } from 'node:path';
 import { PROJECT_ROOT } from '../../src/config/config';
 
-/** Real captured upstream data (Wikidata, feeds, pages), beside the project; see its README. */
-export const UPSTREAM_DIR = resolve(PROJECT_ROOT, '..', 'shared', 'data', 'upstream');
+/** Real captured upstream data (Wikidata, feeds, pages), shipped as fixtures; see its README. */
+export const UPSTREAM_DIR = resolve(PROJECT_ROOT, 'test', 'fixtures', 'upstream');
 if (!existsSync(UPSTREAM_DIR)) {
   throw new Error(`the captured upstream data is missing: expected ${UPSTREAM_DIR}`);
 }
@@ -29,7 +29,7 @@ export interface ChatRequest {
 
 /**
  * A real HTTP server on a loopback port that plays the upstream web:
- * - `/upstream/…` serves the files of ../shared/data/upstream with ETag and
+ * - `/upstream/…` serves the files of test/fixtures/upstream with ETag and
  *   Last-Modified, answering conditional requests with 304;
  * - `/robots.txt` serves `robots` (set by the test);
  * - `/w/api.php` answers wbgetentities with `labels` (written by the test, since the

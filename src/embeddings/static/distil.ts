@@ -94,9 +94,9 @@ async function teacherVectors(
 }
 
 /** English sentences of the captured upstream pages and feeds, and the fact questions. */
-async function trainingText(shared: string, corpus: string, queries: string): Promise<string[]> {
+async function trainingText(upstream: string, corpus: string, queries: string): Promise<string[]> {
   const texts: string[] = [];
-  const pages = join(shared, 'upstream', 'pages');
+  const pages = join(upstream, 'pages');
   for (const file of readdirSync(pages).filter((f) => f.endsWith('.html'))) {
     try {
       texts.push(
@@ -106,7 +106,7 @@ async function trainingText(shared: string, corpus: string, queries: string): Pr
       // Pages too short for an article are not training text either.
     }
   }
-  const feeds = join(shared, 'upstream', 'feeds');
+  const feeds = join(upstream, 'feeds');
   const english = /^(guardian|huffpost|nbc|talkingpoints|techcrunch|washingtonpost)/;
   for (const file of readdirSync(feeds).filter((f) => english.test(f))) {
     for (const item of await readFeed(
@@ -219,9 +219,9 @@ async function main(): Promise<void> {
   const dims = Number(option('--dims', '128'));
   const lambda = Number(option('--lambda', '0.1'));
   const root = resolve(__dirname, '..', '..', '..', '..');
-  const shared = resolve(option('--shared', join(root, '..', 'shared', 'data')));
+  const upstream = resolve(option('--upstream', join(root, 'test', 'fixtures', 'upstream')));
   const sentences = await trainingText(
-    shared,
+    upstream,
     join(root, 'corpus', 'facts-dev.jsonl'),
     join(root, 'corpus', 'queries-dev.jsonl'),
   );
