@@ -84,8 +84,10 @@ export class SourcesRepository {
    * fetched by one worker at a time and a crashed worker's source is taken up again.
    * With `since`, every source not yet run since then is due (one pass over all).
    */
-  async claim(worker: string, leaseSeconds: number, since?: Date): Promise<Source | undefined> {
-    const due = since ? `(last_run_at IS NULL OR last_run_at < $3)` : `next_run_at <= now()`;
+  async claim(worker: string, leaseSeconds: number, since?: string): Promise<Source | undefined> {
+    const due = since
+      ? `(last_run_at IS NULL OR last_run_at < $3::timestamptz)`
+      : `next_run_at <= now()`;
     const [rows] = await this.db.query<[Source[], number]>(
       `UPDATE sources SET leased_until = now() + make_interval(secs => $2), leased_by = $1
        WHERE id = (
@@ -96,6 +98,16 @@ export class SourcesRepository {
       since ? [worker, leaseSeconds, since] : [worker, leaseSeconds],
     );
     return rows[0];
+  }
+
+  /**
+   * The database's clock, to the microsecond, as text: run times are written by the
+   * database, so "before this run started" must be read on the same clock and at the
+   * same precision (the process's clock can lag it, and a JS Date drops microseconds).
+   */
+  async clock(): Promise<string> {
+    const [row] = await this.db.query<{ now: string }[]>(`SELECT clock_timestamp()::text AS now`);
+    return row.now;
   }
 
   /** Records the outcome, schedules the next run and gives the lease back. */

@@ -82,7 +82,7 @@ export class SourcesService {
    * `onReport` after each. Several workers may do this at once.
    */
   async runDue(options: { all?: boolean; onReport?: (report: SourceReport) => void } = {}) {
-    const since = options.all ? new Date() : undefined;
+    const since = options.all ? await this.sources.clock() : undefined;
     const reports: SourceReport[] = [];
     for (;;) {
       const source = await this.sources.claim(this.worker, LEASE_SECONDS, since);

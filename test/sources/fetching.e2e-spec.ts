@@ -1,3 +1,4 @@
+import type { FakeableAPI } from '@jest/fake-timers';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IngestService } from '../../src/facts/ingest.service';
@@ -8,6 +9,18 @@ import { UPSTREAM_DIR, UpstreamServer } from '../support/upstream';
 
 const FEED = 'feeds/huffpost-canada_2017-10-17.rss.xml';
 const MAX_BYTES = 256 * 1024;
+const REAL_TIMERS: FakeableAPI[] = [
+  'hrtime',
+  'nextTick',
+  'performance',
+  'queueMicrotask',
+  'setImmediate',
+  'clearImmediate',
+  'setInterval',
+  'clearInterval',
+  'setTimeout',
+  'clearTimeout',
+];
 
 describe('fetching upstream sources politely, and failing one source at a time', () => {
   let upstream: UpstreamServer;
@@ -131,6 +144,23 @@ describe('fetching upstream sources politely, and failing one source at a time',
       expect(report).toMatchObject({ status: 'ok', newDocuments: 1 });
     } finally {
       upstream.overrides.delete(FEED);
+    }
+  });
+
+  it('runs every source on the database clock, whatever the process clock says', async () => {
+    // A run of every source runs those last run before it started. That "before" was
+    // once read on this process's clock to the millisecond, while run times are the
+    // database's to the microsecond: a source finished in the same millisecond (the
+    // test above, now and then) or on a server whose clock is ahead was skipped.
+    // Only Date is faked here, five seconds behind; timers and I/O run for real.
+    const url = upstream.file(FEED);
+    await runOnly([url]);
+    jest.useFakeTimers({ now: Date.now() - 5000, doNotFake: REAL_TIMERS });
+    try {
+      const reports = await sources.runDue({ all: true });
+      expect(reports.map((report) => report.source.url)).toEqual([url]);
+    } finally {
+      jest.useRealTimers();
     }
   });
 
