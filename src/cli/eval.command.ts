@@ -16,6 +16,7 @@ export interface EvalOptions {
   mode: string;
   sweep?: boolean;
   json?: boolean;
+  misses?: boolean;
 }
 
 const MODES: Record<string, Partial<Ranking>> = {
@@ -47,6 +48,7 @@ export async function evalCommand(file: string, options: EvalOptions): Promise<n
       if (options.sweep) return runSweep(context, queries, ranking, options);
       const outcomes = await runQueries(context, queries, ranking);
       const metrics = scoreQueries(queries, outcomes);
+      if (options.misses) printMisses(queries, outcomes);
       print(metrics, options.json);
       // A fact outside the window the caller asked for is a bug, not a quality figure.
       if (metrics.all.outsideWindow === 0) return 0;
@@ -120,6 +122,17 @@ function readQueries(file: string): EvalQuery[] {
       }
       return query;
     });
+}
+
+/** Each query whose answer is not in the first ten, with what came first instead. */
+function printMisses(queries: EvalQuery[], outcomes: QueryOutcome[]): void {
+  queries.forEach((query, i) => {
+    const expected = query.expect_answer_contains.toLowerCase();
+    const rank = outcomes[i].facts.findIndex((f) => f.answer.toLowerCase().includes(expected));
+    if (rank >= 0 && rank < 10) return;
+    const first = outcomes[i].facts.slice(0, 3).map((f) => `${f.true_by} ${f.answer}`);
+    console.error(JSON.stringify({ query: query.query, note: query.note, rank, first }));
+  });
 }
 
 function print(metrics: Record<string, Metrics>, json?: boolean): void {

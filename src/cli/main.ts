@@ -72,6 +72,7 @@ function program(): Command {
     .option('--mode <mode>', 'fused, lexical or semantic', 'fused')
     .option('--sweep', 'grid-search the ranking parameters and print the best')
     .option('--json', 'print JSON instead of a table')
+    .option('--misses', 'also list each query whose answer is not in the first ten')
     .action(async (queries: string, options: EvalOptions) =>
       exit(await evalCommand(queries, options)),
     );

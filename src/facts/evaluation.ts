@@ -90,7 +90,7 @@ function metrics(pairs: (readonly [EvalQuery, QueryOutcome])[]): Metrics {
 
 type Tuned = Pick<
   Ranking,
-  'answerWeight' | 'semanticWeight' | 'closeThreshold' | 'relativeThreshold'
+  'answerWeight' | 'semanticWeight' | 'closeThreshold' | 'relativeThreshold' | 'lexicalShare'
 >;
 
 export interface SweepResult {
@@ -102,7 +102,8 @@ export interface SweepResult {
 }
 
 /**
- * Grid search over the answer weight, the fusion weight and the two thresholds.
+ * Grid search over the answer weight, the fusion weight, the two thresholds and the
+ * lexical share.
  * Candidates (cosine and lexical scores apart) are fetched once per answer weight;
  * the cut and the timeline order are replayed in memory exactly as the SQL does.
  */
@@ -129,11 +130,19 @@ export async function sweep(
     for (const semanticWeight of range(0.2, 0.8, 0.1)) {
       for (const closeThreshold of range(0.1, 0.6, 0.05)) {
         for (const relativeThreshold of range(0.5, 0.95, 0.05)) {
-          const ranking = { answerWeight, semanticWeight, closeThreshold, relativeThreshold };
-          trials.push({
-            ranking,
-            hits: pools.map((pool, i) => hitOf(queries[i], replay(pool, ranking))),
-          });
+          for (const lexicalShare of range(0, 0.6, 0.2)) {
+            const ranking = {
+              answerWeight,
+              semanticWeight,
+              closeThreshold,
+              relativeThreshold,
+              lexicalShare,
+            };
+            trials.push({
+              ranking,
+              hits: pools.map((pool, i) => hitOf(queries[i], replay(pool, ranking))),
+            });
+          }
         }
       }
     }
@@ -187,24 +196,34 @@ function bestOn<T extends { hits: Hit[] }>(trials: T[], ids: number[]): T {
   );
 }
 
+interface Scored {
+  c: Candidate;
+  score: number;
+}
+
 /** The fused score, cut and timeline order of FactsRepository.search, in memory. */
 export function replay(
   pool: Candidate[],
-  ranking: Pick<Ranking, 'semanticWeight' | 'closeThreshold' | 'relativeThreshold'>,
+  ranking: Pick<
+    Ranking,
+    'semanticWeight' | 'closeThreshold' | 'relativeThreshold' | 'lexicalShare'
+  >,
   k = EVAL_K,
 ): Candidate[] {
   const w = ranking.semanticWeight;
-  const scored = pool.map((c) => ({ c, score: w * c.cos + (1 - w) * c.lex }));
-  const top = Math.max(...scored.map((s) => s.score));
-  const byScore = (a: { score: number }, b: { score: number }) => b.score - a.score;
-  const picked =
-    top >= ranking.closeThreshold
-      ? scored.filter(
-          (s) => s.score >= Math.max(ranking.closeThreshold, ranking.relativeThreshold * top),
-        )
-      : [...scored].sort(byScore).slice(0, k);
-  // Newest first, undated last, ties by score: plain comparisons, no locale collation.
+  const scored: Scored[] = pool.map((c) => ({ c, score: w * c.cos + (1 - w) * c.lex }));
+  const bar = Math.max(
+    ranking.closeThreshold,
+    ranking.relativeThreshold * Math.max(...scored.map((s) => s.score)),
+  );
+  const lexBar = ranking.lexicalShare * Math.max(...pool.map((c) => c.lex));
   const day = (s: { c: Candidate }) => s.c.true_by ?? '';
+  // Higher score first; of equal scores the newer, undated last: as the SQL orders them.
+  const byScore = (a: Scored, b: Scored) =>
+    b.score - a.score || (day(a) < day(b) ? 1 : day(a) > day(b) ? -1 : 0);
+  const close = scored.filter((s) => s.score >= bar && s.c.lex >= lexBar);
+  const picked = (close.length ? close : scored).sort(byScore).slice(0, k);
+  // Newest first, undated last, ties by score: plain comparisons, no locale collation.
   return picked
     .sort((a, b) => (day(a) < day(b) ? 1 : day(a) > day(b) ? -1 : byScore(a, b)))
     .slice(0, k)

@@ -386,24 +386,31 @@ export class FactsRepository implements OnApplicationBootstrap {
       : `score DESC, day DESC NULLS LAST`;
     const path = this.windowPath(search, ranking);
     const [sql, params] = candidateSql(search, ranking, path);
-    const [w, k, threshold, relative] = [
+    const [w, k, threshold, relative, lexical] = [
       float(ranking.semanticWeight),
       int(search.k),
       float(ranking.closeThreshold),
       float(ranking.relativeThreshold),
+      float(ranking.lexicalShare),
     ];
     const rows = await this.db.query<ScoredFact[]>(
       `${sql},
       fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored),
       cut AS (
-        SELECT greatest(${threshold}, ${relative} * max(score)) AS bar,
-               max(score) >= ${threshold} AS any_close
+        SELECT greatest(${threshold}, ${relative} * max(score)) AS bar, max(lex) AS top_lex
         FROM fused
       ),
+      close AS (
+        SELECT f.* FROM fused f, cut
+        WHERE f.score >= cut.bar AND f.lex >= ${lexical} * cut.top_lex
+        -- The k closest; of equal ones (a series of one question) the newest.
+        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${k}
+      ),
       picked AS (
-        SELECT f.* FROM fused f, cut WHERE cut.any_close AND f.score >= cut.bar
+        SELECT * FROM close
         UNION ALL
-        (SELECT f.* FROM fused f, cut WHERE NOT cut.any_close ORDER BY f.score DESC LIMIT ${k})
+        (SELECT f.* FROM fused f WHERE NOT EXISTS (SELECT FROM close)
+         ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${k})
       )
       SELECT question, answer, true_by, sources, score FROM picked
       ORDER BY ${order}, id LIMIT ${k}`,

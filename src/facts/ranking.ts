@@ -12,6 +12,14 @@ export interface Ranking {
   closeThreshold: number;
   /** A close match must also score at least this share of the best match's score. */
   relativeThreshold: number;
+  /**
+   * And hold at least this share of the best lexical score among the candidates: a
+   * fact that only resembles the question in meaning (same topic, none of its rarer
+   * words) is no close match while others share its words. Without it, newer facts on
+   * the same topic crowded the answer out of newest-first lists once the corpus reached
+   * 2026 (dev recall@10 0.924 → 0.914; with it 0.931, first answers unchanged).
+   */
+  lexicalShare: number;
   /** Terms in more than this share of facts do not select lexical candidates (they still score). */
   commonTermShare: number;
   /**
@@ -45,6 +53,7 @@ export const ENCODER_RANKING: Ranking = {
   answerWeight: 0.3,
   closeThreshold: 0.3,
   relativeThreshold: 0.8,
+  lexicalShare: 0.4,
   commonTermShare: 0.1,
   maxTermFacts: 1000,
   scanWindowFactor: 1600,

@@ -84,6 +84,36 @@ describe('the calibration replay', () => {
   });
 });
 
+describe('the close-match cut', () => {
+  // Hand-made candidates: the answer shares the question's rare words (lex 0.5), two
+  // newer facts on the same topic only resemble it in meaning (cos high, lex 0.1).
+  const pool = [
+    { id: '1', question: 'answer', answer: 'A', true_by: '2022-07-22', cos: 0.5, lex: 0.5 },
+    { id: '2', question: 'topic 1', answer: 'B', true_by: '2026-07-03', cos: 0.8, lex: 0.1 },
+    { id: '3', question: 'topic 2', answer: 'C', true_by: '2026-04-10', cos: 0.75, lex: 0.1 },
+    { id: '4', question: 'far', answer: 'D', true_by: '2026-08-01', cos: 0.1, lex: 0 },
+  ];
+  const ranking = {
+    semanticWeight: 0.5,
+    closeThreshold: 0.25,
+    relativeThreshold: 0.75,
+    lexicalShare: 0.4,
+  };
+  // Fused: 0.5, 0.45, 0.425, 0.05; the bar is max(0.25, 0.75 × 0.5) = 0.375.
+
+  it('keeps out facts that share too little of the best lexical match', () => {
+    expect(replay(pool, ranking).map((c) => c.id)).toEqual(['1']);
+    // Without the lexical share both topic facts clear the bar and, newer, come first.
+    expect(replay(pool, { ...ranking, lexicalShare: 0 }).map((c) => c.id)).toEqual(['2', '3', '1']);
+  });
+
+  it('returns the nearest facts when none clears both bars', () => {
+    const words = pool.map((c) => ({ ...c, lex: 0 }));
+    const nearest = replay(words, { ...ranking, closeThreshold: 0.9 }).map((c) => c.id);
+    expect(nearest).toEqual(['4', '2', '3', '1']);
+  });
+});
+
 describe('date windows', () => {
   let t: TestApp;
   // 360 facts, one every other day from 2020-01-01 (two years), about many topics.

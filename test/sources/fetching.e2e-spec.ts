@@ -1,4 +1,4 @@
-import type { FakeableAPI } from '@jest/fake-timers';
+import type { Config } from '@jest/types';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IngestService } from '../../src/facts/ingest.service';
@@ -9,7 +9,7 @@ import { UPSTREAM_DIR, UpstreamServer } from '../support/upstream';
 
 const FEED = 'feeds/huffpost-canada_2017-10-17.rss.xml';
 const MAX_BYTES = 256 * 1024;
-const REAL_TIMERS: FakeableAPI[] = [
+const REAL_TIMERS: Config.FakeableAPI[] = [
   'hrtime',
   'nextTick',
   'performance',
