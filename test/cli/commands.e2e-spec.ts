@@ -270,4 +270,27 @@ describe('bin/freshfacts serve', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('says only that the data folder is in use when another serve holds it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-serve-'));
+    const env = {
+      FRESHFACTS_DATA_DIR: join(dir, 'data'),
+      DATABASE_URL: '',
+      FRESHFACTS_SEED_FILE: '',
+    };
+    try {
+      const first = await serve(env);
+      const second = await run(['serve', '--host', '127.0.0.1'], { PORT: '0', ...env }).done;
+      expect(second.code).toBe(2);
+      expect(second.err.trim()).toMatch(
+        /^freshfacts: the embedded database in .* is in use by process \d+/,
+      );
+      // The one line alone: no stack trace, no logged error before it.
+      expect(second.err.trim().split('\n')).toHaveLength(1);
+      expect(second.out).not.toMatch(/ERROR|ExceptionHandler|\n\s+at /);
+      await first.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
