@@ -38,10 +38,27 @@ export class RefusedBody {
  */
 export function jsonBody(): RequestHandler {
   return guarded(
-    json({ limit: BODY_LIMIT, type: () => true, strict: false, verify: refuseDeepNesting }),
+    json({
+      limit: BODY_LIMIT,
+      type: () => true,
+      strict: false,
+      verify: refuseDeepNesting,
+      reviver: wellFormed,
+    }),
     BODY_LIMIT,
   );
 }
+
+/**
+ * JSON may escape half a surrogate pair (`"\ud800"`), which is no character: UTF-8
+ * cannot encode it and validators that URI-encode text throw on it. It becomes U+FFFD,
+ * as a byte that is not UTF-8 already does when the body is decoded.
+ */
+function wellFormed(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(LONE_SURROGATE, '\ufffd') : value;
+}
+
+const LONE_SURROGATE = /\p{Cs}/gu;
 
 /** The dashboard's HTML forms. */
 export function formBody(): RequestHandler {

@@ -117,6 +117,20 @@ describe('client input that once crashed a request', () => {
     });
   });
 
+  describe('half a surrogate pair escaped in JSON (found by the property test)', () => {
+    it('is read as U+FFFD, so an admin email with it is refused as an address', async () => {
+      const res = await admin('post', '/admin/accounts')
+        .set('Content-Type', 'application/json')
+        .send('{"email": "ann\\ud800@example.com"}');
+      expectInvalid(res, 'body.email', /email/);
+    });
+
+    it('and a query with it is answered', async () => {
+      const res = await post('/v1/search', '{"query": "Catania coach \\udc00"}').expect(200);
+      expect(res.body.results.length).toBeGreaterThan(0);
+    });
+  });
+
   describe('a date outside 0001-01-01 … 9999-12-31 in UTC', () => {
     const outside = ['0000-01-01', '0001-01-01T00:00:00+14:00', '9999-12-31T23:00:00-12:00'];
     for (const field of ['true_by_min', 'true_by_max']) {
