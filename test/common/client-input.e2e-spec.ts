@@ -168,8 +168,10 @@ describe('client input that once crashed a request', () => {
       });
     }
 
-    it('answers the 402 challenge without a key', async () => {
-      const res = await post('/v1/search', deep, '').expect(402);
+    it('answers the 402 challenge without a key, even 30,000 deep (60 KB)', async () => {
+      // Deep enough to overflow the stack while binding the challenge to the body.
+      const deeper = `{"query": "Catania coach", "x": ${'['.repeat(30000)}${']'.repeat(30000)}}`;
+      const res = await post('/v1/search', deeper, '').expect(402);
       expect(res.headers['www-authenticate']).toMatch(/^Payment id="/);
     });
 
