@@ -34,9 +34,10 @@ describe('bin/freshfacts ingest', () => {
     expect(code).toBe(0);
     expect(err).toContain(`${path}:2: not valid JSON`);
     expect(err).toContain(`${path}:4: true_by must be a day as YYYY-MM-DD`);
-    expect(out).toContain('added 2, merged 0, rejected 2');
+    // Five lines read, five counted: the repeat of line 1 is merged into it.
+    expect(out).toContain('added 2, merged 1, rejected 2');
     const again = await run(['ingest', path], env).done;
-    expect(again.out).toContain('added 0, merged 2, rejected 2');
+    expect(again.out).toContain('added 0, merged 3, rejected 2');
   });
 
   it('refuses the whole file under --strict', async () => {
