@@ -166,7 +166,7 @@ export class PaymentChallenges {
 /**
  * The request a call is: its route and the SHA-256 of its body in canonical JSON.
  * JCS has no form for a number beyond double range (JSON.parse reads `1e309` as
- * Infinity), so such a number is bound as its name, which no JSON number can equal.
+ * Infinity), so such a number is bound as the string "Infinity" (or "-Infinity").
  */
 export function bindingOf(method: string, path: string, body: unknown): Binding {
   const finite: unknown = JSON.parse(JSON.stringify(body ?? null, nameNonFinite) ?? 'null');
