@@ -37,7 +37,9 @@ export class BodyValidationPipe extends ValidationPipe {
       }
     }
     const result: unknown = await super.transform(value, metadata);
-    refuseNul(result, metadata, this.toValidate(metadata));
+    const validated = this.toValidate(metadata);
+    refuseNul(result, metadata, validated);
+    if (metadata.type === 'body' && validated) dropNulls(result as Record<string, unknown>);
     return result;
   }
 }
@@ -56,6 +58,11 @@ function refuseNul(value: unknown, metadata: ArgumentMetadata, validated: boolea
   if (loc) {
     throw new RequestValidationError([{ loc, msg: 'must not contain the NUL character (U+0000)' }]);
   }
+}
+
+/** `null` counts as absent (optional fields accept it), so services see only undefined. */
+function dropNulls(dto: Record<string, unknown>): void {
+  for (const [key, item] of Object.entries(dto)) if (item === null) delete dto[key];
 }
 
 function nulAt(value: unknown, loc: Loc): Loc | undefined {

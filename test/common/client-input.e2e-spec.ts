@@ -131,6 +131,17 @@ describe('client input that once crashed a request', () => {
     });
   });
 
+  it('null for an optional field counts as absent (found by the property test)', async () => {
+    const key = await admin('post', '/admin/accounts/tester@example.com/keys')
+      .send({ name: null })
+      .expect(201);
+    expect(key.body.key).toMatch(/^ff_live_/);
+    const account = await admin('post', '/admin/accounts')
+      .send({ email: 'nullplan@example.com', plan: null })
+      .expect(201);
+    expect(account.body.plan).toBe('free');
+  });
+
   describe('a date outside 0001-01-01 … 9999-12-31 in UTC', () => {
     const outside = ['0000-01-01', '0001-01-01T00:00:00+14:00', '9999-12-31T23:00:00-12:00'];
     for (const field of ['true_by_min', 'true_by_max']) {
