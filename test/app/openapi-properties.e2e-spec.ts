@@ -51,6 +51,13 @@ describe('any request to a documented route', () => {
       },
     });
     operations = operationsOf((await (await fetch(`${t.url}/docs-json`)).json()) as OpenApi);
+    // Thousands of answered calls would use up the free plan and leave only 402s.
+    const paid = await fetch(`${t.url}/admin/accounts/tester@example.com/plan`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{"plan": "paid"}',
+    });
+    expect(paid.status).toBe(200);
   });
   afterAll(() => t.close());
 
@@ -320,7 +327,9 @@ const pathValue = fc
   .oneof(
     fc.constant('tester@example.com'),
     fc.emailAddress(),
-    fc.integer({ min: -5, max: 10 }).map(String),
+    // Ids that are no key's: revoking the test's own key would leave only 401s.
+    fc.integer({ min: -5, max: 0 }).map(String),
+    fc.integer({ min: 1_000_000, max: 1_000_010 }).map(String),
     fc.string({ unit: 'binary', maxLength: 20 }),
     nastyStrings,
   )
