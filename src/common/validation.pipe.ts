@@ -13,7 +13,8 @@ const LOCATIONS: Partial<Record<ArgumentMetadata['type'], string>> = {
 
 /**
  * The DTOs' class-validator rules, answered with 422 and a problem body listing
- * every field error. Unknown fields are dropped; values are never coerced.
+ * every field error. Unknown fields are dropped; values are never coerced; `null` is
+ * taken as absent; no body field, path or query parameter may hold U+0000.
  */
 export class BodyValidationPipe extends ValidationPipe {
   constructor() {
