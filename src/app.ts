@@ -8,6 +8,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { Lifecycle } from './health/health.controller';
 import { MetricsService } from './metrics/metrics.service';
+import { answerParserErrors } from './common/http-parser-errors';
 import { formBody, jsonBody, rawBody } from './common/json-body';
 import { ProblemFilter } from './common/problem.filter';
 import { BodyValidationPipe } from './common/validation.pipe';
@@ -25,10 +26,15 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
     abortOnError: false,
     httpsOptions,
     logger: LEVELS.slice(0, LEVELS.indexOf(config.logLevel) + 1),
-    // Start-up lines wait for the JSON logger below.
+    // Start-up lines wait for the JSON logger below. A start that fails drops them
+    // rather than printing them with Nest's stack trace: the caller reports the error
+    // (serve prints a set-up problem as one line).
     bufferLogs: true,
+    autoFlushLogs: false,
   });
   app.useLogger(app.get(Logger));
+  app.flushLogs();
+  answerParserErrors(app.getHttpServer());
   app.disable('x-powered-by');
   app.use(app.get(MetricsService).middleware());
   app.use(app.get(Lifecycle).middleware());

@@ -74,6 +74,7 @@ export class ApiKeysService {
     account: { id: string; email: string },
     name: string,
   ): Promise<CreatedKey> {
+    if (CONTROL.test(name)) throw new InvalidKeyNameError('Use no control characters.');
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
     const prefix = key.slice(0, DISPLAY_LENGTH);
     await keys.insert({ accountId: account.id, name, prefix, keyHash: sha256(key) });
@@ -159,9 +160,13 @@ export class InvalidEmailError extends ProblemError {
   }
 }
 
+// Control characters (U+0000 among them, which PostgreSQL text cannot hold) are in no
+// address and no name a person types.
+const CONTROL = /\p{Cc}/u;
+
 export function normaliseEmail(email: string): string {
   const address = email.trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address))
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address) || CONTROL.test(address))
     throw new InvalidEmailError(`not an email address: ${email}`);
   return address;
 }

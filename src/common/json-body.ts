@@ -1,12 +1,32 @@
+import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { json, raw, urlencoded } from 'express';
-import { PayloadTooLargeError, ProblemError, UnsupportedEncodingError } from './problem';
+import {
+  PayloadTooLargeError,
+  ProblemError,
+  UnreadableBodyError,
+  UnsupportedEncodingError,
+} from './problem';
 import { sendProblem } from './problem.filter';
 
-export const BODY_LIMIT = '64kb';
+export const BODY_LIMIT = 64 * 1024;
+const FORM_LIMIT = 16 * 1024;
+const WEBHOOK_LIMIT = 256 * 1024;
 
-/** Stands in for a body that was not valid JSON, so validation (422) reports it after auth. */
-export class MalformedJson {
+/**
+ * Arrays and objects may nest this deep. Our bodies are flat; the limit only has to
+ * keep recursive code downstream (validation, canonical JSON for payment binding)
+ * far from the stack's end, which a 64 KiB body of brackets would otherwise reach.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+const logger = new Logger('Http');
+
+/**
+ * Stands in for a body that was read but cannot be used (not JSON, nested too deep),
+ * so that validation (422) reports it after authentication.
+ */
+export class RefusedBody {
   constructor(readonly reason: string) {}
 }
 
@@ -17,44 +37,133 @@ export class MalformedJson {
  * A body an earlier parser read (a form, a webhook) is left as it is.
  */
 export function jsonBody(): RequestHandler {
-  return guarded(json({ limit: BODY_LIMIT, type: () => true, strict: false }));
+  return guarded(
+    json({
+      limit: BODY_LIMIT,
+      type: () => true,
+      strict: false,
+      verify: refuseDeepNesting,
+      reviver: wellFormed,
+    }),
+    BODY_LIMIT,
+  );
 }
+
+/**
+ * JSON may escape half a surrogate pair (`"\ud800"`), which is no character: UTF-8
+ * cannot encode it and validators that URI-encode text throw on it. It becomes U+FFFD,
+ * as a byte that is not UTF-8 already does when the body is decoded.
+ */
+function wellFormed(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? value.replace(LONE_SURROGATE, '\ufffd') : value;
+}
+
+const LONE_SURROGATE = /\p{Cs}/gu;
 
 /** The dashboard's HTML forms. */
 export function formBody(): RequestHandler {
-  return guarded(urlencoded({ limit: '16kb', extended: false }));
+  return guarded(urlencoded({ limit: FORM_LIMIT, extended: false }), FORM_LIMIT);
 }
 
 /** The bytes as sent, for webhooks whose signature covers them. */
 export function rawBody(): RequestHandler {
-  return guarded(raw({ limit: '256kb', type: () => true }));
+  return guarded(raw({ limit: WEBHOOK_LIMIT, type: () => true }), WEBHOOK_LIMIT);
 }
 
-function guarded(parse: RequestHandler): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) =>
+interface ParserFailure {
+  type?: string;
+  status?: number;
+  message?: string;
+  limit?: number;
+}
+
+function guarded(parse: RequestHandler, limit: number): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    // The parser would read (and drop) a whole oversized body before refusing it.
+    if (!req.readableEnded && Number(req.headers['content-length']) > limit) {
+      res.set('Connection', 'close');
+      return sendProblem(res, new PayloadTooLargeError(kib(limit)).toProblem());
+    }
     parse(req, res, (err?: unknown) => {
       if (!err) return next();
-      const failure = err as { type?: string; message?: string; limit?: number };
+      const failure = err as ParserFailure;
       if (failure.type === 'entity.parse.failed') {
-        req.body = new MalformedJson(failure.message ?? 'unparseable');
+        req.body = new RefusedBody(`not valid JSON (${failure.message ?? 'unparseable'})`);
         return next();
       }
-      const problem = toProblem(failure);
+      if (failure.type === DEEP_NESTING) {
+        req.body = new RefusedBody(`arrays and objects nest deeper than ${MAX_JSON_DEPTH} levels`);
+        return next();
+      }
+      if (failure.type === 'request.aborted') {
+        // The client went away: nobody to answer, and nothing wrong with the server.
+        logger.debug(`client closed the connection during the body of ${req.method} ${req.path}`);
+        return;
+      }
+      const problem = toProblem(failure, req);
       if (!problem) return next(err);
       sendProblem(res, problem.toProblem());
     });
+  };
 }
 
-function toProblem(failure: {
-  type?: string;
-  message?: string;
-  limit?: number;
-}): ProblemError | undefined {
+function toProblem(failure: ParserFailure, req: Request): ProblemError | undefined {
   if (failure.type === 'entity.too.large') {
-    return new PayloadTooLargeError(`${Math.round((failure.limit ?? 0) / 1024)} KiB`);
+    return new PayloadTooLargeError(kib(failure.limit ?? 0));
   }
   if (failure.type === 'encoding.unsupported' || failure.type === 'charset.unsupported') {
     return new UnsupportedEncodingError(failure.message ?? 'unsupported encoding');
   }
+  // The reader's own failures all carry a type; one without is the decompression
+  // stream's (zlib or brotli) on a body that is not what Content-Encoding says.
+  if (failure.type === undefined && failure.status === 400) {
+    const encoding = req.headers['content-encoding'] ?? 'identity';
+    return new UnreadableBodyError(
+      `The body does not decode as Content-Encoding "${encoding}" (${failure.message ?? 'corrupt'}).`,
+    );
+  }
+  if (failure.status !== undefined && failure.status >= 400 && failure.status < 500) {
+    return new UnreadableBodyError(`The body could not be read (${failure.message ?? 'unknown'}).`);
+  }
   return undefined;
+}
+
+const DEEP_NESTING = 'entity.too.deep';
+
+/** body-parser's `verify` hook: sees the decoded bytes before JSON.parse does. */
+function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer): void {
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+    throw Object.assign(new Error('nested too deep'), { type: DEEP_NESTING });
+  }
+}
+
+/**
+ * Whether the brackets of JSON text nest deeper than `limit`, outside strings. Works
+ * on UTF-8 bytes: no byte of a multi-byte character is an ASCII bracket or quote.
+ */
+export function nestsDeeperThan(text: Buffer, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const byte = text[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      if (++depth > limit) return true;
+    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+const [QUOTE, BACKSLASH, OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT] = [
+  0x22, 0x5c, 0x5b, 0x5d, 0x7b, 0x7d,
+];
+
+function kib(bytes: number): string {
+  return `${Math.round(bytes / 1024)} KiB`;
 }

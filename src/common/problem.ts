@@ -72,3 +72,9 @@ export class UnsupportedEncodingError extends ProblemError {
     super(415, 'unsupported-encoding', 'Unsupported body encoding', detail);
   }
 }
+
+export class UnreadableBodyError extends ProblemError {
+  constructor(detail: string) {
+    super(400, 'unreadable-body', 'Unreadable request body', detail);
+  }
+}

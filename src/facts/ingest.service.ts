@@ -127,7 +127,10 @@ export class IngestService {
       );
     }
     toEmbed.forEach((fact, i) => (fact.embedding = embedded[i]));
-    return this.facts.upsert([...unique.values()], origin);
+    const stored = await this.facts.upsert([...unique.values()], origin);
+    // A repeat inside the batch merged into its first copy: count it, so that added,
+    // merged and rejected add up to the lines read.
+    return { added: stored.added, merged: stored.merged + facts.length - unique.size };
   }
 }
 

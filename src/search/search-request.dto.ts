@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsBoolean,
-  IsInt,
   IsOptional,
   IsString,
   Matches,
@@ -43,7 +42,7 @@ export class ResearchRequestDto {
     type: 'integer',
   })
   @IsOptional()
-  @IsInt({ message: 'k must be an integer' })
+  @IsCount()
   k?: number;
 
   @ApiPropertyOptional({
@@ -73,6 +72,22 @@ export class SearchRequestDto extends ResearchRequestDto {
   @IsInstant()
   @IsAfterField('true_by_min')
   true_by_max?: string;
+}
+
+/**
+ * An integer. A literal beyond the range of a double parses as ±Infinity: an integer
+ * still, only too large for any clamp, so it is taken (k is never refused for its size).
+ */
+function IsCount() {
+  return ValidateBy({
+    name: 'isCount',
+    validator: {
+      validate: (value: unknown) =>
+        Number.isInteger(value) || value === Infinity || value === -Infinity,
+      defaultMessage: (args?: ValidationArguments) =>
+        `${args?.property ?? 'value'} must be an integer`,
+    },
+  });
 }
 
 function IsAfterField(other: string) {

@@ -34,9 +34,10 @@ describe('bin/freshfacts ingest', () => {
     expect(code).toBe(0);
     expect(err).toContain(`${path}:2: not valid JSON`);
     expect(err).toContain(`${path}:4: true_by must be a day as YYYY-MM-DD`);
-    expect(out).toContain('added 2, merged 0, rejected 2');
+    // Five lines read, five counted: the repeat of line 1 is merged into it.
+    expect(out).toContain('added 2, merged 1, rejected 2');
     const again = await run(['ingest', path], env).done;
-    expect(again.out).toContain('added 0, merged 2, rejected 2');
+    expect(again.out).toContain('added 0, merged 3, rejected 2');
   });
 
   it('refuses the whole file under --strict', async () => {
@@ -266,6 +267,29 @@ describe('bin/freshfacts serve', () => {
       const stopped = await server.stop();
       expect(stopped.code === 0 || stopped.signal === 'SIGTERM').toBe(true);
       expect(existsSync(join(dir, 'data', 'freshfacts.lock'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says only that the data folder is in use when another serve holds it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-serve-'));
+    const env = {
+      FRESHFACTS_DATA_DIR: join(dir, 'data'),
+      DATABASE_URL: '',
+      FRESHFACTS_SEED_FILE: '',
+    };
+    try {
+      const first = await serve(env);
+      const second = await run(['serve', '--host', '127.0.0.1'], { PORT: '0', ...env }).done;
+      expect(second.code).toBe(2);
+      expect(second.err.trim()).toMatch(
+        /^freshfacts: the embedded database in .* is in use by process \d+/,
+      );
+      // The one line alone: no stack trace, no logged error before it.
+      expect(second.err.trim().split('\n')).toHaveLength(1);
+      expect(second.out).not.toMatch(/ERROR|ExceptionHandler|\n\s+at /);
+      await first.stop();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

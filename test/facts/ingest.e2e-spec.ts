@@ -33,10 +33,22 @@ describe('ingesting facts', () => {
       sources: ['https://b.example/x', first.sources[0]],
     };
     expect(await ingest.ingestValues([first])).toMatchObject({ added: 1, merged: 0 });
-    expect(await ingest.ingestValues([again, again])).toMatchObject({ added: 0, merged: 1 });
+    expect(await ingest.ingestValues([again, again])).toMatchObject({ added: 0, merged: 2 });
     const stored = (await rows()).filter((row) => row.answer === 'Karim Benzema');
     expect(stored).toHaveLength(1);
     expect(stored[0].sources).toEqual([first.sources[0], 'https://b.example/x']);
+  });
+
+  it('counts a repeat inside one batch as merged, so the summary adds up to the lines read', async () => {
+    const before = (await rows()).length;
+    const once = fact('Who won the 2018 Ballon d’Or?', 'Luka Modrić', '2018-12-03');
+    const summary = await ingest.ingestValues([
+      once,
+      once,
+      { ...once, sources: ['https://c.example/'] },
+    ]);
+    expect(summary).toMatchObject({ added: 1, merged: 2, rejected: [] });
+    expect((await rows()).length).toBe(before + 1);
   });
 
   it('keeps the same question with another answer or day as a separate fact', async () => {

@@ -163,13 +163,22 @@ export class PaymentChallenges {
   }
 }
 
-/** The request a call is: its route and the SHA-256 of its body in canonical JSON. */
+/**
+ * The request a call is: its route and the SHA-256 of its body in canonical JSON.
+ * JCS has no form for a number beyond double range (JSON.parse reads `1e309` as
+ * Infinity), so such a number is bound as the string "Infinity" (or "-Infinity").
+ */
 export function bindingOf(method: string, path: string, body: unknown): Binding {
-  const canonical = canonicalize(body ?? null) ?? 'null';
+  const finite: unknown = JSON.parse(JSON.stringify(body ?? null, nameNonFinite) ?? 'null');
+  const canonical = canonicalize(finite) ?? 'null';
   return {
     route: `${method} ${path}`,
     body: `sha-256=${createHash('sha256').update(canonical).digest('base64url')}`,
   };
+}
+
+function nameNonFinite(_key: string, value: unknown): unknown {
+  return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
 }
 
 /**
