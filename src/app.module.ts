@@ -8,6 +8,7 @@ import { DashboardModule } from './dashboard/dashboard.module';
 import { DatabaseModule } from './database/database.module';
 import { FactsModule } from './facts/facts.module';
 import { HealthModule } from './health/health.controller';
+import { McpModule } from './mcp/mcp.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ModelsModule } from './models/models.module';
 import { ResearchModule } from './research/research.module';
@@ -42,6 +43,7 @@ export class AppModule {
         AuthModule,
         SearchModule,
         ResearchModule,
+        McpModule,
         HealthModule,
         AdminModule,
         DashboardModule,
