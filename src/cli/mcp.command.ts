@@ -33,7 +33,7 @@ export async function mcpCommand(options: McpOptions): Promise<void> {
     return serveEmbedded();
   }
   if (!options.url) throw new UsageError('give --url URL of a freshfacts service, or --embedded');
-  const key = options.key ?? process.env.FRESHFACTS_API_KEY;
+  const key = options.key ?? loadConfig().mcpApiKey;
   if (!key) throw new UsageError('give --key KEY or set FRESHFACTS_API_KEY');
   return bridge(endpointOf(options.url), key);
 }
