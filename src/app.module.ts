@@ -5,6 +5,7 @@ import { AuthModule } from './auth/auth.module';
 import { loggingOptions } from './common/logging';
 import { AppConfig, CONFIG } from './config/config';
 import { DashboardModule } from './dashboard/dashboard.module';
+import { CorpusModule } from './corpus/corpus.module';
 import { DatabaseModule } from './database/database.module';
 import { FactsModule } from './facts/facts.module';
 import { HealthModule } from './health/health.controller';
@@ -39,6 +40,7 @@ export class AppModule {
         MetricsModule,
         DatabaseModule,
         FactsModule,
+        CorpusModule,
         ModelsModule,
         AuthModule,
         SearchModule,
