@@ -3,14 +3,15 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Response } from 'express';
 import { ApiKeyGuard, MissingApiKeyError } from '../auth/api-key.guard';
-import { QuotaService } from '../billing/quota.service';
+import { Caller, QuotaService } from '../billing/quota.service';
 import { Problem } from '../common/problem';
 import { ProblemFilter } from '../common/problem.filter';
 import { BodyValidationPipe } from '../common/validation.pipe';
+import { CorpusService, CorpusStatus } from '../corpus/corpus.service';
 import { FactDto } from '../facts/fact.dto';
 import { ResearchRequestDto, SearchRequestDto } from '../search/search-request.dto';
 import { FactAnswer, FactQuery, SearchService } from '../search/search.service';
-import { answerText } from './fact-text';
+import { answerText, statusText } from './tool-text';
 import { dtoSchema, listSchema } from './tool-schemas';
 
 /**
@@ -79,6 +80,37 @@ const FACT_TOOLS: FactTool[] = [
   },
 ];
 
+const CORPUS_STATUS: Tool = {
+  name: 'corpus_status',
+  title: 'How fresh the facts are',
+  description:
+    'How many facts freshfacts holds, the date of the newest, and per source kind how many ' +
+    'sources feed it and when one last ran successfully. Call it to judge whether an empty ' +
+    'or old answer means "nothing new" or "not covered"; it does not count as a search.',
+  inputSchema: { type: 'object', properties: {} },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      facts: { type: 'integer' },
+      newest_true_by: { type: ['string', 'null'], format: 'date' },
+      sources: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            kind: { type: 'string' },
+            sources: { type: 'integer' },
+            last_success_at: { type: ['string', 'null'], format: 'date-time' },
+          },
+          required: ['kind', 'sources', 'last_success_at'],
+        },
+      },
+    },
+    required: ['facts', 'newest_true_by', 'sources'],
+  },
+  annotations: READ_ONLY,
+};
+
 /**
  * The MCP tools over the same services as the HTTP endpoints, in the same order of
  * checks: API key, arguments (the endpoint's DTO rules), quota, search. A refused
@@ -94,18 +126,21 @@ export class FactTools {
     private readonly search: SearchService,
     private readonly quota: QuotaService,
     private readonly keys: ApiKeyGuard,
+    private readonly corpus: CorpusService,
   ) {}
 
   get definitions(): Tool[] {
-    return FACT_TOOLS.map((tool) => tool.definition);
+    return [...FACT_TOOLS.map((tool) => tool.definition), CORPUS_STATUS];
   }
 
   async call(name: string, args: unknown, access: ToolAccess): Promise<CallToolResult> {
     const tool = FACT_TOOLS.find((candidate) => candidate.definition.name === name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!tool && name !== CORPUS_STATUS.name) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
     try {
-      const answer = await this.answer(tool, args ?? {}, access);
-      return factsResult(tool, answer);
+      if (!tool) return statusResult(await this.status(access));
+      return factsResult(tool, await this.answer(tool, args ?? {}, access));
     } catch (err) {
       return this.refusal(err);
     }
@@ -113,10 +148,20 @@ export class FactTools {
 
   private async answer(tool: FactTool, args: unknown, access: ToolAccess): Promise<FactAnswer> {
     if (access === 'local') return this.search.find(await this.validated(tool, args));
-    if (access.authorization === undefined) throw new MissingApiKeyError();
-    const caller = await this.keys.accountOf(access.authorization);
+    const caller = await this.caller(access.authorization);
     const query = await this.validated(tool, args);
     return this.quota.metered(caller, access.response, () => this.search.find(query));
+  }
+
+  // Like GET /v1/models, the status is not metered; it still takes a key over HTTP.
+  private async status(access: ToolAccess): Promise<CorpusStatus> {
+    if (access !== 'local') await this.caller(access.authorization);
+    return this.corpus.status();
+  }
+
+  private caller(authorization: string | undefined): Promise<Caller> {
+    if (authorization === undefined) throw new MissingApiKeyError();
+    return this.keys.accountOf(authorization);
   }
 
   private async validated(tool: FactTool, args: unknown): Promise<FactQuery> {
@@ -144,5 +189,12 @@ function factsResult(tool: FactTool, answer: FactAnswer): CallToolResult {
   return {
     structuredContent: structured,
     content: [{ type: 'text', text: answerText(answer) }],
+  };
+}
+
+function statusResult(status: CorpusStatus): CallToolResult {
+  return {
+    structuredContent: { ...status },
+    content: [{ type: 'text', text: statusText(status) }],
   };
 }

@@ -57,7 +57,11 @@ describe('bin/freshfacts mcp: the stdio bridge to a running service', () => {
     const agent = await spawnAgent(['mcp', '--url', t.url, '--key', key]);
     try {
       const { tools } = await agent.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(['search_facts', 'research_facts']);
+      expect(tools.map((tool) => tool.name)).toEqual([
+        'search_facts',
+        'research_facts',
+        'corpus_status',
+      ]);
       expect(tools[0].inputSchema.required).toEqual(['query']);
       expect(agent.getServerVersion()?.name).toBe('freshfacts');
       const result = (await agent.callTool({
@@ -146,13 +150,16 @@ describe('bin/freshfacts mcp --embedded: the tools straight from a data folder',
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('answers both tools without HTTP or key, and refuses a bad argument with its field', async () => {
+  it('answers the tools without HTTP or key, and refuses a bad argument with its field', async () => {
     const agent = await spawnAgent(['mcp', '--embedded'], env);
     try {
       expect((await agent.listTools()).tools.map((tool) => tool.name)).toEqual([
         'search_facts',
         'research_facts',
+        'corpus_status',
       ]);
+      const status = (await agent.callTool({ name: 'corpus_status' })) as CallToolResult;
+      expect(status.structuredContent).toMatchObject({ facts: 9, newest_true_by: '2023-08-23' });
       const result = (await agent.callTool({
         name: 'search_facts',
         arguments: { query: QUESTION, true_by_max: '2009-12-31' },

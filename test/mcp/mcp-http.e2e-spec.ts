@@ -45,9 +45,13 @@ describe('MCP over Streamable HTTP at POST /mcp', () => {
     await t.close();
   });
 
-  it('lists search_facts and research_facts with the endpoints’ rules as JSON Schema', async () => {
+  it('lists search_facts, research_facts and corpus_status, with the endpoints’ rules as JSON Schema', async () => {
     const { tools } = await agent.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['search_facts', 'research_facts']);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'search_facts',
+      'research_facts',
+      'corpus_status',
+    ]);
     const [search, research] = tools;
     expect(search.description).toMatch(/training cutoff/);
     expect(search.description).toMatch(/one focused question/);
@@ -177,9 +181,40 @@ describe('MCP over Streamable HTTP at POST /mcp', () => {
         'Invalid API key: The Authorization header must be "Bearer <API_KEY>".',
       );
       // Listing tools needs no key: an agent can see what it could call.
-      expect((await anonymous.listTools()).tools).toHaveLength(2);
+      expect((await anonymous.listTools()).tools).toHaveLength(3);
+      const status = (await anonymous.callTool({ name: 'corpus_status' })) as CallToolResult;
+      expect(text(status)).toMatch(/^API key required/);
     } finally {
       await Promise.all([client.close(), anonymous.close(), basic.close()]);
+    }
+  });
+
+  it('tells how fresh the store is with corpus_status, without counting a call', async () => {
+    const { key } = await t.app.get(ApiKeysService).create('mcp-status@example.com');
+    const client = await connect(t.url, key);
+    try {
+      const result = (await client.callTool({ name: 'corpus_status' })) as CallToolResult;
+      expect(result.structuredContent).toEqual({
+        facts: CATANIA.length + OTHER.length,
+        newest_true_by: '2023-08-23',
+        sources: [
+          { kind: 'feed', sources: 0, last_success_at: null },
+          { kind: 'page', sources: 0, last_success_at: null },
+          { kind: 'wikidata', sources: 0, last_success_at: null },
+        ],
+      });
+      expect(text(result)).toBe(
+        '9 facts; the newest is dated 2023-08-23.\n' +
+          'Sources: feed 0 (last success never), page 0 (last success never), ' +
+          'wikidata 0 (last success never).',
+      );
+      expect(
+        await t.app
+          .get(UsageRepository)
+          .monthCalls(await accountOf(t, 'mcp-status@example.com'), MONTH),
+      ).toBe(0);
+    } finally {
+      await client.close();
     }
   });
 

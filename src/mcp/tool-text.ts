@@ -1,3 +1,4 @@
+import type { CorpusStatus } from '../corpus/corpus.service';
 import type { FactAnswer } from '../search/search.service';
 
 /**
@@ -19,4 +20,17 @@ function heading(answer: FactAnswer): string {
   if (answer.modelCutoff)
     return `${count} dated after your training cutoff (${answer.modelCutoff}):`;
   return `${count}:`;
+}
+
+/** How fresh the store is, in two lines. */
+export function statusText(status: CorpusStatus): string {
+  const newest = status.newest_true_by ?? 'none dated';
+  const sources = status.sources.map(
+    (kind) =>
+      `${kind.kind} ${kind.sources} (last success ${kind.last_success_at?.slice(0, 10) ?? 'never'})`,
+  );
+  return [
+    `${status.facts.toLocaleString('en-US')} facts; the newest is dated ${newest}.`,
+    `Sources: ${sources.join(', ')}.`,
+  ].join('\n');
 }
