@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Response } from 'express';
@@ -118,7 +118,6 @@ const CORPUS_STATUS: Tool = {
  */
 @Injectable()
 export class FactTools {
-  private readonly logger = new Logger('MCP');
   private readonly arguments = new BodyValidationPipe();
   private readonly problems = new ProblemFilter();
 
@@ -173,7 +172,6 @@ export class FactTools {
 
   private refusal(err: unknown): CallToolResult {
     const [problem] = this.problems.toProblem(err);
-    if (problem.status >= 500) this.logger.warn(`tool call failed: ${problem.detail}`);
     const title = problem.status === 422 ? 'Invalid arguments' : problem.title;
     return {
       isError: true,
