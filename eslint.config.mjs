@@ -5,6 +5,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      'client/dist/',
       'node_modules/',
       'coverage/',
       'jest.config.js',

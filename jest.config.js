@@ -4,6 +4,8 @@ const common = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }] },
   testEnvironment: 'node',
   rootDir: '.',
+  // client/ is the published client package, built from src/client.
+  modulePathIgnorePatterns: ['<rootDir>/client/'],
   moduleNameMapper: {
     '^@electric-sql/pglite/vector$':
       '<rootDir>/node_modules/@electric-sql/pglite/dist/vector/index.cjs',

@@ -5,9 +5,11 @@ import { AuthModule } from './auth/auth.module';
 import { loggingOptions } from './common/logging';
 import { AppConfig, CONFIG } from './config/config';
 import { DashboardModule } from './dashboard/dashboard.module';
+import { CorpusModule } from './corpus/corpus.module';
 import { DatabaseModule } from './database/database.module';
 import { FactsModule } from './facts/facts.module';
 import { HealthModule } from './health/health.controller';
+import { McpModule } from './mcp/mcp.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ModelsModule } from './models/models.module';
 import { ResearchModule } from './research/research.module';
@@ -38,10 +40,12 @@ export class AppModule {
         MetricsModule,
         DatabaseModule,
         FactsModule,
+        CorpusModule,
         ModelsModule,
         AuthModule,
         SearchModule,
         ResearchModule,
+        McpModule,
         HealthModule,
         AdminModule,
         DashboardModule,

@@ -103,13 +103,18 @@ export class ApiKeyGuard implements CanActivate {
       }
       return true;
     }
+    request.caller = await this.accountOf(header);
+    return true;
+  }
+
+  /** The account of an `Authorization: Bearer <API_KEY>` header with an active key. */
+  async accountOf(header: string): Promise<Caller> {
     const token = bearerToken(header);
     if (!token)
       throw new InvalidApiKeyError('The Authorization header must be "Bearer <API_KEY>".');
     const key = await this.keys.verify(token);
     if (!key) throw new InvalidApiKeyError('The API key is unknown or revoked.');
-    request.caller = { accountId: key.accountId, plan: key.plan };
-    return true;
+    return { accountId: key.accountId, plan: key.plan };
   }
 }
 

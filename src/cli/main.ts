@@ -16,6 +16,7 @@ import { reembedCommand } from './reembed.command';
 import { ingestCommand } from './ingest.command';
 import { createKey, listKeys, revokeKey } from './keys.command';
 import { serveCommand } from './serve.command';
+import { McpOptions, mcpCommand } from './mcp.command';
 import { findFacts, showFact } from './facts.command';
 import { addSource, listSources, removeSource, runSources } from './sources.command';
 import { SourceInputError } from '../sources/source-input';
@@ -50,6 +51,13 @@ function program(): Command {
     .option('--tls-cert <file>', 'PEM certificate: serve HTTPS (with --tls-key)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
     .action(serveCommand);
+  cli
+    .command('mcp')
+    .description('the fact tools over MCP on stdio, for desktop agents (see the README)')
+    .option('--url <url>', 'bridge to the freshfacts service at this address')
+    .option('--key <key>', 'its API key (default: FRESHFACTS_API_KEY)')
+    .option('--embedded', 'serve the tools from the local data folder, without HTTP or key')
+    .action((options: McpOptions) => mcpCommand(options));
   cli
     .command('ingest <file>')
     .description('load facts from a JSON Lines file; bad lines are listed and skipped')

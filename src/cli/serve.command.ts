@@ -1,6 +1,6 @@
-import { Logger } from '@nestjs/common';
+import { INestApplicationContext, Logger } from '@nestjs/common';
 import { createApp } from '../app';
-import { loadConfig } from '../config/config';
+import { AppConfig, loadConfig } from '../config/config';
 import { FactsRepository } from '../facts/facts.repository';
 import { IngestService } from '../facts/ingest.service';
 import { SearchService } from '../search/search.service';
@@ -24,11 +24,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   await app.init();
   const logger = new Logger('serve');
   const facts = app.get(FactsRepository);
-  if (config.seedFile && (await facts.count()) === 0) {
-    logger.log(`empty database: loading ${config.seedFile}`);
-    const summary = await app.get(IngestService).ingestFile(config.seedFile);
-    logger.log(`loaded ${summary.added} facts (${summary.rejected.length} rejected)`);
-  }
+  await seedEmptyStore(app, config);
   // The encoder loads lazily and PGlite's WASM runs slowly until V8 has optimised it:
   // pay both before the first caller does.
   await app.get(SearchService).find({ query: 'Who won the most recent election?' });
@@ -40,4 +36,16 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   logger.log(
     `${await facts.count()} facts; listening on ${scheme}://${config.host}:${port} (docs at /docs)`,
   );
+}
+
+/** Loads the seed file (the shipped corpus by default) into a store without facts. */
+export async function seedEmptyStore(
+  app: INestApplicationContext,
+  config: AppConfig,
+): Promise<void> {
+  if (!config.seedFile || (await app.get(FactsRepository).count()) > 0) return;
+  const logger = new Logger('seed');
+  logger.log(`empty database: loading ${config.seedFile}`);
+  const summary = await app.get(IngestService).ingestFile(config.seedFile);
+  logger.log(`loaded ${summary.added} facts (${summary.rejected.length} rejected)`);
 }

@@ -20,7 +20,8 @@ export class ProblemFilter implements ExceptionFilter {
     sendProblem(response, problem, headers);
   }
 
-  private toProblem(error: unknown): [Problem, ProblemHeaders] {
+  /** The problem (and headers) an error is answered with; also for MCP tool errors. */
+  toProblem(error: unknown): [Problem, ProblemHeaders] {
     if (error instanceof ProblemError) return [error.toProblem(), error.headers];
     if (isDatabaseUnavailable(error)) {
       this.logger.warn(`database unavailable: ${(error as Error).message}`);

@@ -41,6 +41,8 @@ export interface AppConfig {
   llm?: LlmSettings;
   /** `serve` also runs the sources worker in its own process. */
   sourcesWorker: boolean;
+  /** The key `mcp --url` sends to a running service when `--key` is not given. */
+  mcpApiKey?: string;
 }
 
 export interface LlmSettings {
@@ -117,6 +119,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     wikidataApiUrl: httpUrl(env, 'FRESHFACTS_WIKIDATA_API') ?? 'https://www.wikidata.org/w/api.php',
     llm: llmSettings(env),
     sourcesWorker: oneOf(env, 'FRESHFACTS_SOURCES_WORKER', ['on', 'off'] as const, 'off') === 'on',
+    mcpApiKey: nonEmpty(env.FRESHFACTS_API_KEY),
   };
   config.payments = paymentSettings(env, config.stripe);
   if (config.adminToken && config.adminToken.length < 24) {

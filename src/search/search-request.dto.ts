@@ -8,12 +8,13 @@ import {
   ValidationArguments,
   ValidateBy,
 } from 'class-validator';
+import type { ResearchRequest, SearchRequest } from '../client/freshfacts-client';
 import { IsInstant, parseInstant } from '../common/dates';
 
 export const MAX_QUERY = 2000;
 
-/** The body of POST /api/research. */
-export class ResearchRequestDto {
+/** The body of POST /api/research; the client's type of it must agree. */
+export class ResearchRequestDto implements ResearchRequest {
   @ApiProperty({
     description: 'One focused question about one topic.',
     example: 'Who is the head coach of the team Calcio Catania?',
@@ -55,7 +56,7 @@ export class ResearchRequestDto {
 }
 
 /** The body of POST /v1/search: the research parameters and a date window. */
-export class SearchRequestDto extends ResearchRequestDto {
+export class SearchRequestDto extends ResearchRequestDto implements SearchRequest {
   @ApiPropertyOptional({
     description: 'Only facts with true_by on or after this day (UTC). Replaces the model floor.',
     example: '2023-01-01',
