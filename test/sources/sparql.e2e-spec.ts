@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { FactsRepository } from '../../src/facts/facts.repository';
@@ -203,6 +204,24 @@ describe('facts from SPARQL queries: the wikidata preset against a stand-in endp
     expect(dated.true_by).toBe('2025-02-28');
     const listed = (await sources.list()).find((s) => s.id === source.id);
     expect(listed).toMatchObject({ last_status: 'ok', facts_added: 3, facts_rejected: 8 });
+  });
+
+  it("adds an operator's own query file, named by the file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-sparql-'));
+    try {
+      const file = join(dir, 'nobel-laureates.rq');
+      writeFileSync(file, CUSTOM_QUERY);
+      const source = await sources.add(file, 'sparql', '7d');
+      expect(source).toMatchObject({
+        url: `${endpoint.url}#nobel-laureates`,
+        kind: 'sparql',
+        query: CUSTOM_QUERY,
+        every_seconds: 7 * 86_400,
+      });
+      await sources.remove(source.id);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a query that is not SPARQL or lacks a fact variable, and stores nothing', async () => {
