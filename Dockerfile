@@ -18,6 +18,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY corpus ./corpus
+COPY presets ./presets
 COPY views ./views
 COPY public ./public
 USER node

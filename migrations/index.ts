@@ -8,6 +8,7 @@ import { FactSeries1764547200000 } from './1764547200000-FactSeries';
 import { Init1763769600000 } from './1763769600000-Init';
 import { Payments1764028800000 } from './1764028800000-Payments';
 import { Sources1764115200000 } from './1764115200000-Sources';
+import { SparqlSources1764633600000 } from './1764633600000-SparqlSources';
 
 /** The one migration history, in order, for PGlite and PostgreSQL alike. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   EmbeddingBits1764374400000,
   FactMonths1764460800000,
   FactSeries1764547200000,
+  SparqlSources1764633600000,
 ];

@@ -18,7 +18,13 @@ import { createKey, listKeys, revokeKey } from './keys.command';
 import { serveCommand } from './serve.command';
 import { McpOptions, mcpCommand } from './mcp.command';
 import { findFacts, showFact } from './facts.command';
-import { addSource, listSources, removeSource, runSources } from './sources.command';
+import {
+  addSource,
+  AddSourceOptions,
+  listSources,
+  removeSource,
+  runSources,
+} from './sources.command';
 import { SourceInputError } from '../sources/source-input';
 import { SourceExistsError } from '../sources/sources.repository';
 import { StoreModelError } from '../facts/facts.repository';
@@ -107,14 +113,15 @@ function program(): Command {
     .action(async (options: BenchOptions) => exit(await benchCommand(options)));
   const sources = cli.command('sources').description('upstream sources that keep facts current');
   sources
-    .command('add <url>')
-    .description('register a source; `sources run` fetches it when due')
-    .requiredOption(
+    .command('add [url]')
+    .description('register a source (or a preset list of them); `sources run` fetches it when due')
+    .option(
       '--kind <kind>',
-      'feed (RSS/Atom), page (an article) or wikidata (entity JSON or dump)',
+      'feed (RSS/Atom), page (an article), wikidata (entity JSON or dump) or sparql (a query file)',
     )
-    .option('--every <interval>', 'how often to fetch it: 15m, 6h, 1d', '1h')
-    .action(async (url: string, options: { kind: string; every: string }) =>
+    .option('--every <interval>', 'how often to fetch it: 15m, 6h, 1d (default 1h)')
+    .option('--preset <name>', 'instead of a URL: wikidata (SPARQL queries) or news (feeds)')
+    .action(async (url: string | undefined, options: AddSourceOptions) =>
       exit(await addSource(url, options)),
     );
   sources

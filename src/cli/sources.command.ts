@@ -1,16 +1,43 @@
 import { SourceReport, SourcesService } from '../sources/sources.service';
 import { SourcesWorker } from '../sources/sources.worker';
 import { Source } from '../sources/sources.repository';
-import { withContext } from './context';
+import { UsageError, withContext } from './context';
 
-export async function addSource(url: string, options: { kind: string; every?: string }) {
+export interface AddSourceOptions {
+  kind?: string;
+  every?: string;
+  preset?: string;
+}
+
+/** One source (`URL --kind K`), or every source of a shipped preset (`--preset NAME`). */
+export async function addSource(url: string | undefined, options: AddSourceOptions) {
+  if (options.preset) {
+    if (url || options.kind || options.every) {
+      throw new UsageError('--preset takes no URL, --kind or --every: its files set them');
+    }
+    return addPreset(options.preset);
+  }
+  if (!url || !options.kind)
+    throw new UsageError('sources add needs a URL and --kind (or --preset)');
   const source = await withContext((context) =>
-    context.get(SourcesService).add(url, options.kind, options.every),
+    context.get(SourcesService).add(url, options.kind ?? '', options.every),
   );
+  console.log(`added source ${source.id}: ${summary(source)}`);
+  return 0;
+}
+
+async function addPreset(name: string): Promise<number> {
+  const report = await withContext((context) => context.get(SourcesService).addPreset(name));
+  for (const source of report.added) console.log(`added source ${source.id}: ${summary(source)}`);
+  for (const ref of report.existing) console.log(`already a source: ${ref}`);
   console.log(
-    `added source ${source.id}: ${source.kind} ${source.url} every ${duration(source.every_seconds)}`,
+    `preset ${name}: ${report.added.length} added, ${report.existing.length} already there`,
   );
   return 0;
+}
+
+function summary(source: Source): string {
+  return `${source.kind} ${source.url} every ${duration(source.every_seconds)}`;
 }
 
 export async function listSources(): Promise<number> {

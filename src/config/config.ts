@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { FetchSettings } from '../sources/fetcher';
+import type { SparqlSettings } from '../sources/sparql/sparql.client';
 
 /** Every setting of the service, read once from the environment at start-up. */
 export interface AppConfig {
@@ -37,9 +38,11 @@ export interface AppConfig {
   fetch: FetchSettings;
   /** `…/w/api.php` asked for the labels of Wikidata values. */
   wikidataApiUrl: string;
+  /** The SPARQL endpoint of `sparql` sources and the `wikidata` preset. */
+  sparql: SparqlSettings;
   /** The fact extractor for feeds and pages; unset: their documents wait for one. */
   llm?: LlmSettings;
-  /** `serve` also runs the sources worker in its own process. */
+  /** `serve` also runs the sources worker in its own process (default: on). */
   sourcesWorker: boolean;
   /** The key `mcp --url` sends to a running service when `--key` is not given. */
   mcpApiKey?: string;
@@ -117,8 +120,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     stripe: stripeSettings(env),
     fetch: fetchSettings(env, ''),
     wikidataApiUrl: httpUrl(env, 'FRESHFACTS_WIKIDATA_API') ?? 'https://www.wikidata.org/w/api.php',
+    sparql: {
+      url: httpUrl(env, 'FRESHFACTS_SPARQL_URL') ?? 'https://query.wikidata.org/sparql',
+      timeoutMs: integer(env, 'FRESHFACTS_SPARQL_TIMEOUT_MS', 65_000, 100, 600_000),
+      maxBytes: integer(env, 'FRESHFACTS_SPARQL_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
+    },
     llm: llmSettings(env),
-    sourcesWorker: oneOf(env, 'FRESHFACTS_SOURCES_WORKER', ['on', 'off'] as const, 'off') === 'on',
+    sourcesWorker: oneOf(env, 'FRESHFACTS_SOURCES_WORKER', ['on', 'off'] as const, 'on') === 'on',
     mcpApiKey: nonEmpty(env.FRESHFACTS_API_KEY),
   };
   config.payments = paymentSettings(env, config.stripe);

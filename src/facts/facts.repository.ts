@@ -21,7 +21,7 @@ export interface NewFact {
 export interface Origin {
   /** `file:///…` of a facts file, or the source's URL. */
   origin: string;
-  kind: 'file' | 'values' | 'feed' | 'page' | 'wikidata';
+  kind: 'file' | 'values' | 'feed' | 'page' | 'wikidata' | 'sparql';
   sourceId?: string;
 }
 

@@ -73,10 +73,34 @@ export class Fetcher {
     };
   }
 
+  /**
+   * A POST of a form to an API (a SPARQL endpoint): no robots.txt, which governs
+   * crawling, not calls an operator configured; the same timeout, cap and retries.
+   */
+  async post(
+    url: string,
+    form: URLSearchParams,
+    accept: string,
+  ): Promise<Fetched & { status: 'ok' }> {
+    const response = await this.attempt(url, { accept }, form);
+    return {
+      status: 'ok',
+      url: response.url || url,
+      body: await this.read(response),
+      contentType: response.headers.get('content-type') ?? '',
+      etag: response.headers.get('etag'),
+      lastModified: response.headers.get('last-modified'),
+    };
+  }
+
   /** The response of the first attempt that is neither a transient failure nor a 4xx. */
-  private async attempt(url: string, headers: Record<string, string>): Promise<Response> {
+  private async attempt(
+    url: string,
+    headers: Record<string, string>,
+    form?: URLSearchParams,
+  ): Promise<Response> {
     for (let attempt = 1; ; attempt++) {
-      const failure = await this.request(url, headers).then(
+      const failure = await this.request(url, headers, form).then(
         async (response) => {
           if (response.ok || response.status === 304) return response;
           await response.body?.cancel();
@@ -99,8 +123,14 @@ export class Fetcher {
     }
   }
 
-  private request(url: string, headers: Record<string, string>): Promise<Response> {
+  private request(
+    url: string,
+    headers: Record<string, string>,
+    form?: URLSearchParams,
+  ): Promise<Response> {
     return fetch(url, {
+      method: form ? 'POST' : 'GET',
+      body: form,
       headers: { 'user-agent': this.settings.userAgent, ...headers },
       redirect: 'follow',
       signal: AbortSignal.timeout(this.settings.timeoutMs),

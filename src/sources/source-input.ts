@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Parser, SparqlQuery } from 'sparqljs';
 import { SOURCE_KINDS, SourceKind } from './sources.repository';
 
 /** A source given wrongly; the message says how. */
@@ -55,4 +56,35 @@ export function parseInterval(every: string): number {
     );
   }
   return seconds;
+}
+
+/** Variables a fact query must select; `?true_by` may be left unbound. */
+const FACT_VARIABLES = ['question', 'answer', 'true_by', 'source'];
+
+/**
+ * A SPARQL 1.1 SELECT query of the fact variables, checked before it is stored so that
+ * a typo is told at once rather than by the endpoint on the first run.
+ */
+export function checkQuery(text: string, name: string): string {
+  let parsed: SparqlQuery;
+  try {
+    parsed = new Parser().parse(text);
+  } catch (err) {
+    throw new SourceInputError(
+      `${name} is not SPARQL 1.1: ${(err as Error).message.split('\n')[0]}`,
+    );
+  }
+  if (parsed.type !== 'query' || parsed.queryType !== 'SELECT') {
+    throw new SourceInputError(`${name} must be a SELECT query`);
+  }
+  const selected = parsed.variables.map((variable) =>
+    'termType' in variable ? variable.value : variable.variable.value,
+  );
+  const missing = FACT_VARIABLES.filter((variable) => !selected.includes(variable));
+  if (missing.length > 0 && !selected.includes('*')) {
+    throw new SourceInputError(
+      `${name} must select ?question, ?answer, ?true_by and ?source; missing ${missing.map((v) => `?${v}`).join(', ')}`,
+    );
+  }
+  return text;
 }

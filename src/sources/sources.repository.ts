@@ -3,13 +3,15 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Article } from './articles/article';
 
-export const SOURCE_KINDS = ['feed', 'page', 'wikidata'] as const;
+export const SOURCE_KINDS = ['feed', 'page', 'wikidata', 'sparql'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 export interface Source {
   id: string;
   url: string;
   kind: SourceKind;
+  /** A `sparql` source's query; its URL is the endpoint's, with the query's name as fragment. */
+  query: string | null;
   every_seconds: number;
   next_run_at: Date;
   etag: string | null;
@@ -42,7 +44,7 @@ export interface StoredDocument extends Article {
 }
 
 // bigint ids as text: PGlite and pg would otherwise disagree on their type.
-const COLUMNS = `id::text AS id, url, kind, every_seconds, next_run_at, etag, last_modified,
+const COLUMNS = `id::text AS id, url, kind, query, every_seconds, next_run_at, etag, last_modified,
   last_run_at, last_ok_at, last_status, last_error, failures, documents, facts_added, facts_rejected`;
 
 /** First retry after a failure; doubles with each failure up to the source's interval. */
@@ -55,11 +57,11 @@ export class SourceExistsError extends Error {}
 export class SourcesRepository {
   constructor(private readonly db: DataSource) {}
 
-  async add(url: string, kind: SourceKind, everySeconds: number): Promise<Source> {
+  async add(url: string, kind: SourceKind, everySeconds: number, query?: string): Promise<Source> {
     const [row] = await this.db.query<Source[]>(
-      `INSERT INTO sources (url, kind, every_seconds) VALUES ($1, $2, $3)
+      `INSERT INTO sources (url, kind, every_seconds, query) VALUES ($1, $2, $3, $4)
        ON CONFLICT (url) DO NOTHING RETURNING ${COLUMNS}`,
-      [url, kind, everySeconds],
+      [url, kind, everySeconds, query ?? null],
     );
     if (!row) throw new SourceExistsError(`${url} is already a source`);
     return row;
@@ -83,6 +85,8 @@ export class SourcesRepository {
    * Workers skip each other's locked rows, and a lease runs out, so a source is
    * fetched by one worker at a time and a crashed worker's source is taken up again.
    * With `since`, every source not yet run since then is due (one pass over all).
+   * SPARQL endpoints ask for one query at a time per client: while any worker holds a
+   * `sparql` source, the others leave theirs.
    */
   async claim(worker: string, leaseSeconds: number, since?: string): Promise<Source | undefined> {
     const due = since
@@ -93,6 +97,8 @@ export class SourcesRepository {
        WHERE id = (
          SELECT id FROM sources
          WHERE ${due} AND (leased_until IS NULL OR leased_until < now())
+           AND NOT (kind = 'sparql' AND EXISTS (
+             SELECT 1 FROM sources busy WHERE busy.kind = 'sparql' AND busy.leased_until >= now()))
          ORDER BY next_run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
        RETURNING ${COLUMNS}`,
       since ? [worker, leaseSeconds, since] : [worker, leaseSeconds],
@@ -141,6 +147,18 @@ export class SourcesRepository {
         Math.ceil((outcome.retryAfterMs ?? 0) / 1000),
         outcome.fetched !== undefined,
       ],
+    );
+  }
+
+  /**
+   * After an endpoint asked for a pause (429 with Retry-After), no source of the kind
+   * asks it again before the pause is over, whichever worker holds it.
+   */
+  async pauseKind(kind: SourceKind, seconds: number): Promise<void> {
+    await this.db.query(
+      `UPDATE sources SET next_run_at = greatest(next_run_at, now() + make_interval(secs => $2))
+       WHERE kind = $1`,
+      [kind, seconds],
     );
   }
 

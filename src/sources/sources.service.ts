@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
@@ -12,8 +14,17 @@ import { readFeed } from './articles/feed.reader';
 import { readPage } from './articles/page.reader';
 import { ExtractorUnavailableError, LlmExtractor } from './extraction/llm.extractor';
 import { Fetched, Fetcher, FetchError } from './fetcher';
-import { Outcome, Source, SourceKind, SourcesRepository } from './sources.repository';
-import { checkKind, checkUrl, parseInterval, SourceInputError } from './source-input';
+import {
+  Outcome,
+  Source,
+  SourceExistsError,
+  SourceKind,
+  SourcesRepository,
+} from './sources.repository';
+import { Preset, presetSources } from './presets';
+import { checkKind, checkQuery, checkUrl, parseInterval, SourceInputError } from './source-input';
+import { SparqlClient } from './sparql/sparql.client';
+import { SparqlResultError } from './sparql/sparql-results';
 import { dumpFileLines, dumpVersion } from './wikidata/dump-file';
 import { EntityFormatError } from './wikidata/entities';
 import { WikidataExtractor } from './wikidata/wikidata.extractor';
@@ -33,6 +44,12 @@ export interface SourceReport {
   rejected: Record<string, number>;
 }
 
+/** What `sources add --preset` did: the sources it added, and those it found already there. */
+export interface PresetReport {
+  added: Source[];
+  existing: string[];
+}
+
 /** A worker holds a source at most this long; a crashed worker's source is then taken up again. */
 const LEASE_SECONDS = 15 * 60;
 
@@ -46,6 +63,7 @@ const LEASE_SECONDS = 15 * 60;
 export class SourcesService {
   private readonly fetcher: Fetcher;
   private readonly llm?: LlmExtractor;
+  private readonly sparql: SparqlClient;
   /** Names this worker on the sources it leases. */
   readonly worker = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
@@ -56,15 +74,49 @@ export class SourcesService {
   ) {
     this.fetcher = new Fetcher(config.fetch);
     this.llm = config.llm ? new LlmExtractor(config.llm) : undefined;
+    this.sparql = new SparqlClient(config.sparql, config.fetch);
   }
 
   get extracting(): boolean {
     return this.llm !== undefined;
   }
 
+  /** A source; for `sparql`, `url` is the path of a query file. */
   async add(url: string, kind: string, every = '1h'): Promise<Source> {
     const checked = checkKind(kind);
+    if (checked === 'sparql') {
+      const { name, text } = readQueryFile(url);
+      return this.addQuery(name, text, every);
+    }
     return this.sources.add(checkUrl(url, checked), checked, parseInterval(every));
+  }
+
+  /**
+   * A SPARQL query of facts, sent to the configured endpoint; the source's URL is the
+   * endpoint's with the query's name as fragment, so it says where the facts come from.
+   */
+  async addQuery(name: string, query: string, every = '1d'): Promise<Source> {
+    const url = `${this.config.sparql.url}#${encodeURIComponent(name)}`;
+    return this.sources.add(url, 'sparql', parseInterval(every), checkQuery(query, name));
+  }
+
+  /** Adds every source of a shipped preset (`wikidata`, `news`); those already there stay as they are. */
+  async addPreset(name: string): Promise<PresetReport> {
+    const report: PresetReport = { added: [], existing: [] };
+    for (const preset of presetSources(name)) {
+      try {
+        report.added.push(await this.addPresetSource(preset));
+      } catch (err) {
+        if (!(err instanceof SourceExistsError)) throw err;
+        report.existing.push(preset.kind === 'sparql' ? preset.name : preset.url);
+      }
+    }
+    return report;
+  }
+
+  private addPresetSource(preset: Preset): Promise<Source> {
+    if (preset.kind === 'sparql') return this.addQuery(preset.name, preset.query, preset.every);
+    return this.add(preset.url, preset.kind, preset.every);
   }
 
   list(): Promise<Source[]> {
@@ -109,6 +161,9 @@ export class SourcesService {
     } catch (err) {
       outcome = { status: 'failed', error: failureMessage(err), retryAfterMs: retryAfter(err) };
     }
+    if (source.kind === 'sparql' && outcome.retryAfterMs) {
+      await this.sources.pauseKind('sparql', Math.ceil(outcome.retryAfterMs / 1000));
+    }
     report.status = outcome.status;
     report.error = outcome.error;
     const rejected = Object.values(report.rejected).reduce((sum, n) => sum + n, 0);
@@ -124,6 +179,7 @@ export class SourcesService {
 
   private async fetchAndExtract(source: Source, report: SourceReport): Promise<Outcome> {
     if (source.url.startsWith('file:')) return this.ingestDumpFile(source, report);
+    if (source.kind === 'sparql') return this.ingestSparql(source, report);
     const fetched = await this.fetcher.get(source.url, {
       etag: source.etag,
       lastModified: source.last_modified,
@@ -152,6 +208,18 @@ export class SourcesService {
     const { facts, rejected } = await extractor.extract(text);
     rejected.forEach((reason) => count(report, wikidataReason(reason)));
     await this.store(source, facts, report);
+  }
+
+  /**
+   * The rows of a SPARQL query, each one fact. The whole result is read and checked
+   * before anything is stored: a failed query, or a result that is not one, stores nothing.
+   */
+  private async ingestSparql(source: Source, report: SourceReport): Promise<Outcome> {
+    const endpoint = source.url.replace(/#.*$/, '');
+    const { facts, rejected } = await this.sparql.select(endpoint, source.query ?? '');
+    rejected.forEach((reason) => count(report, reason));
+    await this.store(source, facts, report);
+    return { status: 'ok' };
   }
 
   /**
@@ -251,7 +319,8 @@ function failureMessage(err: unknown): string {
   if (
     err instanceof FetchError ||
     err instanceof ArticleFormatError ||
-    err instanceof EntityFormatError
+    err instanceof EntityFormatError ||
+    err instanceof SparqlResultError
   ) {
     return err.message;
   }
@@ -260,4 +329,16 @@ function failureMessage(err: unknown): string {
 
 function retryAfter(err: unknown): number | undefined {
   return err instanceof FetchError ? err.retryAfterMs : undefined;
+}
+
+/** A query file's text, and its name (the file's, without `.rq`). */
+function readQueryFile(path: string): { name: string; text: string } {
+  try {
+    return {
+      name: basename(path).replace(/\.(rq|sparql)$/i, ''),
+      text: readFileSync(path, 'utf8'),
+    };
+  } catch {
+    throw new SourceInputError(`a sparql source is a query file; cannot read ${path}`);
+  }
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, serve } from '../support/cli';
 import { fact } from '../support/corpus';
+import { SparqlEndpoint } from '../support/sparql-endpoint';
 import { UpstreamServer } from '../support/upstream';
 
 describe('bin/freshfacts sources and facts show', () => {
@@ -40,15 +41,24 @@ describe('bin/freshfacts sources and facts show', () => {
       ],
       [
         ['sources', 'add', 'https://example.org/feed', '--kind', 'blog'],
-        /--kind must be one of feed, page, wikidata, got "blog"/,
+        /--kind must be one of feed, page, wikidata, sparql, got "blog"/,
       ],
       [
         ['sources', 'add', 'https://example.org/feed', '--kind', 'feed', '--every', '5s'],
         /--every must be a duration such as 15m, 6h or 1d, from 1m to 30d; got "5s"/,
       ],
+      [['sources', 'add', 'https://example.org/feed'], /sources add needs a URL and --kind/],
       [
-        ['sources', 'add', 'https://example.org/feed'],
-        /required option '--kind <kind>' not specified/,
+        ['sources', 'add', '--preset', 'weather'],
+        /--preset must be one of wikidata, news, got "weather"/,
+      ],
+      [
+        ['sources', 'add', 'https://example.org/feed', '--preset', 'news'],
+        /--preset takes no URL, --kind or --every: its files set them/,
+      ],
+      [
+        ['sources', 'add', join(dir, 'missing.rq'), '--kind', 'sparql'],
+        /a sparql source is a query file; cannot read .*missing\.rq/,
       ],
       [['sources', 'remove', '42'], /no source 42/],
       [['facts', 'show', 'abc'], /a fact id is a number, got "abc"/],
@@ -61,7 +71,8 @@ describe('bin/freshfacts sources and facts show', () => {
     const { out, err } = await run(['sources', 'list'], env).done;
     expect(out).toBe('');
     expect(err).toMatch(/no sources/);
-  });
+    // Eleven runs of the command, each opening the embedded database, on a shared machine.
+  }, 180_000);
 
   it('adds, lists, runs and removes sources, and shows where a fact came from', async () => {
     const hongKong = upstream.file('wikidata/entitydata/Q8646_hong-kong.json');
@@ -159,7 +170,8 @@ describe('bin/freshfacts sources and facts show', () => {
       ).out.trim();
       const bielefeld = upstream.file('wikidata/entitydata/Q2112_bielefeld.json');
       await run(['sources', 'add', bielefeld, '--kind', 'wikidata'], own).done;
-      const server = await serve({ ...own, FRESHFACTS_SOURCES_WORKER: 'on' });
+      // The worker is on by default.
+      const server = await serve(own);
       const ask = async () => {
         const response = await fetch(`http://127.0.0.1:${server.port}/v1/search`, {
           method: 'POST',
@@ -177,6 +189,81 @@ describe('bin/freshfacts sources and facts show', () => {
       expect(mayor).toMatchObject({ answer: 'Pit Clausen', true_by: '2009-01-01' });
       const stopped = await server.stop();
       expect(stopped.code === 0 || stopped.signal === 'SIGTERM').toBe(true);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
+  });
+
+  it('adds the wikidata and news presets, and serve keeps the store current from them by default', async () => {
+    // The SPARQL endpoint is a stand-in made from the captured Wikidata entities.
+    const endpoint = await new SparqlEndpoint().start();
+    const data = mkdtempSync(join(tmpdir(), 'freshfacts-cli-presets-'));
+    const own = {
+      ...env,
+      FRESHFACTS_DATA_DIR: data,
+      FRESHFACTS_SEED_FILE: '',
+      FRESHFACTS_SPARQL_URL: endpoint.url,
+    };
+    try {
+      const wikidata = await run(['sources', 'add', '--preset', 'wikidata'], own).done;
+      expect(wikidata.code).toBe(0);
+      expect(wikidata.out).toContain(
+        `added source 7: sparql ${endpoint.url}#heads-of-government every 6h\n`,
+      );
+      expect(wikidata.out).toMatch(/\npreset wikidata: 10 added, 0 already there\n$/);
+
+      const key = (
+        await run(['keys', 'create', '--email', 'presets@example.com'], own).done
+      ).out.trim();
+      const server = await serve(own);
+      const ask = async () => {
+        const response = await fetch(`http://127.0.0.1:${server.port}/v1/search`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'Who is the head of government of the United Kingdom?' }),
+        });
+        const { results } = (await response.json()) as { results: { answer: string }[] };
+        return results.find((result) => result.answer === 'Theresa May');
+      };
+      let primeMinister = await ask();
+      for (let wait = 0; !primeMinister && wait < 100; wait++) {
+        await new Promise((done) => setTimeout(done, 200));
+        primeMinister = await ask();
+      }
+      expect(primeMinister).toEqual({
+        question: 'Who is the head of government of the United Kingdom?',
+        answer: 'Theresa May',
+        true_by: '2016-07-13',
+        sources: ['https://www.wikidata.org/wiki/Q145'],
+      });
+      await server.stop();
+
+      // Added with the server stopped: the feeds cannot be reached from here.
+      const news = await run(['sources', 'add', '--preset', 'news'], own).done;
+      expect(news.out).toContain(
+        'added source 11: feed https://feeds.bbci.co.uk/news/world/rss.xml every 30m\n',
+      );
+      expect(news.out).toMatch(/\npreset news: 19 added, 0 already there\n$/);
+      const again = await run(['sources', 'add', '--preset', 'wikidata'], own).done;
+      expect(again.out).toContain('already a source: heads-of-state\n');
+      expect(again.out).toMatch(/preset wikidata: 0 added, 10 already there\n$/);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+      await endpoint.stop();
+    }
+  });
+
+  it('serves without polling when FRESHFACTS_SOURCES_WORKER=off', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'freshfacts-cli-no-worker-'));
+    const own = { ...env, FRESHFACTS_DATA_DIR: data, FRESHFACTS_SEED_FILE: '' };
+    try {
+      const bielefeld = `${upstream.file('wikidata/entitydata/Q2112_bielefeld.json')}?off`;
+      await run(['sources', 'add', bielefeld, '--kind', 'wikidata'], own).done;
+      const server = await serve({ ...own, FRESHFACTS_SOURCES_WORKER: 'off' });
+      await new Promise((done) => setTimeout(done, 2000));
+      await server.stop();
+      const listed = await run(['sources', 'list'], own).done;
+      expect(listed.out).toMatch(/never run/);
     } finally {
       rmSync(data, { recursive: true, force: true });
     }

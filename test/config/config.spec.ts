@@ -38,10 +38,27 @@ describe('settings', () => {
     expect(config.port).toBe(8080);
   });
 
+  it('keeps the store current out of the box: the worker runs inside serve, one setting stops it', () => {
+    const config = loadConfig({});
+    expect(config.sourcesWorker).toBe(true);
+    expect(config.sparql).toEqual({
+      url: 'https://query.wikidata.org/sparql',
+      timeoutMs: 65_000,
+      maxBytes: 64 * 1024 * 1024,
+    });
+    expect(loadConfig({ FRESHFACTS_SOURCES_WORKER: 'off' }).sourcesWorker).toBe(false);
+    expect(loadConfig({ FRESHFACTS_SPARQL_URL: 'http://127.0.0.1:9999/sparql' }).sparql.url).toBe(
+      'http://127.0.0.1:9999/sparql',
+    );
+  });
+
   it.each([
     [{ PORT: 'eighty' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
     [{ FRESHFACTS_EMBEDDER: 'magic' }, /FRESHFACTS_EMBEDDER/],
+    [{ FRESHFACTS_SOURCES_WORKER: 'yes' }, /FRESHFACTS_SOURCES_WORKER must be one of on, off/],
+    [{ FRESHFACTS_SPARQL_URL: 'query.wikidata.org' }, /FRESHFACTS_SPARQL_URL must be an http/],
+    [{ FRESHFACTS_SPARQL_MAX_BYTES: '10' }, /FRESHFACTS_SPARQL_MAX_BYTES must be an integer/],
     [{ FRESHFACTS_TLS_CERT: 'cert.pem' }, /together/],
     [{ FRESHFACTS_EMBEDDER: 'openai' }, /FRESHFACTS_EMBEDDINGS_URL/],
     [

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { SOURCES_DDL } from '../../migrations/1764115200000-Sources';
+import { SPARQL_SOURCES_DDL } from '../../migrations/1764633600000-SparqlSources';
 import { SourcesRepository } from '../../src/sources/sources.repository';
 import { postgresSchema } from '../support/postgres';
 
@@ -13,7 +14,7 @@ describe('the sources claim on PostgreSQL 15 with 16 connections', () => {
   let sources: SourcesRepository;
 
   beforeAll(async () => {
-    ({ db, drop } = await postgresSchema('sources', SOURCES_DDL));
+    ({ db, drop } = await postgresSchema('sources', [...SOURCES_DDL, ...SPARQL_SOURCES_DDL]));
     sources = new SourcesRepository(db);
   });
   afterAll(() => drop());

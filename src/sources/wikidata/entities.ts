@@ -164,8 +164,13 @@ const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
 
 function quantity(value: unknown): string | undefined {
   if (!isObject(value) || typeof value.amount !== 'string') return undefined;
-  const amount = Number(value.amount);
-  return Number.isFinite(amount) ? NUMBER.format(amount) : undefined;
+  return formatAmount(value.amount);
+}
+
+/** An amount as answers show it (`1,234,567`), so the same number reads alike from every source. */
+export function formatAmount(text: string): string | undefined {
+  const amount = Number(text);
+  return text.trim() && Number.isFinite(amount) ? NUMBER.format(amount) : undefined;
 }
 
 function isEntity(value: unknown): value is Entity {
