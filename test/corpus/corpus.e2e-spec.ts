@@ -1,3 +1,7 @@
+import request from 'supertest';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { Clock } from '../../src/billing/clock';
+import { UsageRepository } from '../../src/billing/usage.repository';
 import { CorpusService } from '../../src/corpus/corpus.service';
 import { IngestService } from '../../src/facts/ingest.service';
 import { SourcesService } from '../../src/sources/sources.service';
@@ -84,5 +88,95 @@ describe('how fresh the store is', () => {
     expect(reports.find((report) => report.source.kind === 'wikidata')?.status).toBe('not-modified');
     const again = (await corpus.status()).sources[2].last_success_at ?? '';
     expect(Date.parse(again)).toBeGreaterThan(Date.parse(first));
+  });
+});
+
+describe('GET /v1/corpus', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({
+      facts: CATANIA,
+      env: {
+        FRESHFACTS_PAYMENT_SECRET: 'corpus-test-secret-of-32-bytes-or-more',
+        FRESHFACTS_PAYMENT_METHODS: 'test',
+      },
+    });
+    jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date('2026-11-15T12:00:00Z'));
+  });
+  afterAll(() => t.close());
+
+  const corpus = (key?: string) => {
+    const call = request(t.url).get('/v1/corpus');
+    return key === undefined ? call : call.set('Authorization', `Bearer ${key}`);
+  };
+
+  it('answers a keyed caller what the store holds', async () => {
+    const res = await corpus(t.key).expect(200).expect('Content-Type', /json/);
+    expect(res.body).toEqual({
+      facts: 3,
+      newest_true_by: '2011-01-01',
+      sources: [
+        { kind: 'feed', sources: 0, last_success_at: null },
+        { kind: 'page', sources: 0, last_success_at: null },
+        { kind: 'wikidata', sources: 0, last_success_at: null },
+      ],
+    });
+  });
+
+  it('refuses a call without a key with 401, not a payment challenge, and an unknown key', async () => {
+    const missing = await corpus().expect(401).expect('Content-Type', /problem\+json/);
+    expect(missing.body).toMatchObject({ type: '/problems/missing-api-key', status: 401 });
+    expect(missing.headers['www-authenticate']).toMatch(/^Bearer /);
+    const unknown = await corpus('ff_live_not-a-key').expect(401);
+    expect(unknown.body).toMatchObject({ type: '/problems/invalid-api-key', status: 401 });
+  });
+
+  it('is not counted against the monthly quota', async () => {
+    const { key } = await t.app.get(ApiKeysService).create('status@example.com');
+    const [account] = await t.app.get(ApiKeysService).list('status@example.com');
+    for (let i = 0; i < 3; i++) {
+      const res = await corpus(key).expect(200);
+      expect(res.headers['ratelimit']).toBeUndefined();
+    }
+    const usage = t.app.get(UsageRepository);
+    expect(await usage.monthCalls(account.accountId, '2026-11-01')).toBe(0);
+    const search = await request(t.url)
+      .post('/v1/search')
+      .set('Authorization', `Bearer ${key}`)
+      .send({ query: 'Catania' })
+      .expect(200);
+    expect(search.headers['ratelimit']).toMatch(/^"monthly";r=999;/);
+  });
+
+  it('is answered even when the free calls of the month are used up', async () => {
+    const { key } = await t.app.get(ApiKeysService).create('spent@example.com');
+    const [account] = await t.app.get(ApiKeysService).list('spent@example.com');
+    const usage = t.app.get(UsageRepository);
+    await Promise.all(
+      Array.from({ length: 1000 }, () =>
+        usage.charge(account.accountId, '2026-11-01', '2026-11-15', 1000),
+      ),
+    );
+    await request(t.url)
+      .post('/v1/search')
+      .set('Authorization', `Bearer ${key}`)
+      .send({ query: 'Catania' })
+      .expect(402);
+    await corpus(key).expect(200);
+    expect(await usage.monthCalls(account.accountId, '2026-11-01')).toBe(1000);
+  });
+
+  it('is documented in the OpenAPI description with its schema and the bearer key', async () => {
+    const { body } = await request(t.url).get('/docs-json').expect(200);
+    const get = body.paths['/v1/corpus'].get;
+    expect(get.security).toEqual([{ bearer: [] }]);
+    expect(get.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/CorpusStatusDto',
+    );
+    expect(Object.keys(body.components.schemas.CorpusStatusDto.properties)).toEqual([
+      'facts',
+      'newest_true_by',
+      'sources',
+    ]);
   });
 });
