@@ -48,6 +48,7 @@ const FAMILIES: [RegExp, string][] = [
   [/^(?:mistral|ministral|devstral)-/, 'mistralai'],
   [/^deepseek-/, 'deepseek'],
   [/^phi-/, 'microsoft'],
+  [/^qwen/, 'qwen'],
 ];
 
 /** Amazon Bedrock: `[region.]vendor.model[-vN[:M]]`, e.g. `us.anthropic.claude-…-v1:0`. */

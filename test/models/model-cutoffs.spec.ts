@@ -177,6 +177,23 @@ describe('the shipped model cutoff table', () => {
     expect(cutoffs.lookup(id)).toBeUndefined(),
   );
 
+  it('resolves every listed model, in every form agents send it, to its own entry', () => {
+    for (const { id } of table.models.filter((entry) => !entry.id.endsWith('-latest'))) {
+      const [vendor, model] = id.split('/');
+      const hyphens = model.replace(/(\d)\.(\d)/g, '$1-$2');
+      const forms = [
+        model,
+        hyphens,
+        `${hyphens}-20991231`,
+        `${vendor}/${hyphens}`,
+        `${id}:free`,
+        `${id}-2099-12-31`,
+        `openrouter/${id}`,
+      ];
+      for (const form of forms) expect([form, cutoffs.lookup(form)?.id]).toEqual([form, id]);
+    }
+  });
+
   it('keeps dated Mistral ids, which name distinct models', () => {
     expect(cutoffs.lookup('mistralai/mistral-small-2603')?.id).toBe('mistralai/mistral-small-2603');
     expect(cutoffs.lookup('mistral-small-2603')?.id).toBe('mistralai/mistral-small-2603');
