@@ -3,6 +3,7 @@ import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { Clock } from '../../src/billing/clock';
 import { UsageRepository } from '../../src/billing/usage.repository';
 import { CorpusService } from '../../src/corpus/corpus.service';
+import { FactsRepository } from '../../src/facts/facts.repository';
 import { IngestService } from '../../src/facts/ingest.service';
 import { SourcesService } from '../../src/sources/sources.service';
 import { startApp, TestApp } from '../support/app';
@@ -58,6 +59,13 @@ describe('how fresh the store is', () => {
     expect(await corpus.status()).toMatchObject({ facts: 5, newest_true_by: '2019-06-30' });
   });
 
+  it('does not count a fact again when it is ingested again with another source', async () => {
+    const again = { ...CATANIA[0], sources: ['https://example.org/another-source'] };
+    const summary = await t.app.get(IngestService).ingestValues([again]);
+    expect(summary).toMatchObject({ added: 0, merged: 1 });
+    expect((await corpus.status()).facts).toBe(5);
+  });
+
   it('gives per kind the last run that did not fail, and none for a kind whose sources all failed', async () => {
     const sources = t.app.get(SourcesService);
     await sources.add(upstream.file(HONG_KONG), 'wikidata', '1d');
@@ -79,6 +87,7 @@ describe('how fresh the store is', () => {
     const added = reports.reduce((sum, report) => sum + report.added, 0);
     expect(added).toBeGreaterThan(0);
     expect(status.facts).toBe(5 + added);
+    expect(status.facts).toBe(await t.app.get(FactsRepository).count());
   });
 
   it('counts an unchanged source (304) as a successful run', async () => {
