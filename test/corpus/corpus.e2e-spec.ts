@@ -5,10 +5,16 @@ import { UsageRepository } from '../../src/billing/usage.repository';
 import { CorpusService } from '../../src/corpus/corpus.service';
 import { FactsRepository } from '../../src/facts/facts.repository';
 import { IngestService } from '../../src/facts/ingest.service';
+import { SOURCE_KINDS } from '../../src/sources/sources.repository';
 import { SourcesService } from '../../src/sources/sources.service';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA, fact } from '../support/corpus';
 import { UpstreamServer } from '../support/upstream';
+
+// Every kind the service knows, so that a new kind shows up without a source.
+const NO_RUNS = [...SOURCE_KINDS]
+  .sort()
+  .map((kind) => ({ kind, sources: 0, last_success_at: null }));
 
 const HONG_KONG = 'wikidata/entitydata/Q8646_hong-kong.json';
 
@@ -37,11 +43,7 @@ describe('how fresh the store is', () => {
     expect(await corpus.status()).toEqual({
       facts: 0,
       newest_true_by: null,
-      sources: [
-        { kind: 'feed', sources: 0, last_success_at: null },
-        { kind: 'page', sources: 0, last_success_at: null },
-        { kind: 'wikidata', sources: 0, last_success_at: null },
-      ],
+      sources: NO_RUNS,
     });
   });
 
@@ -76,11 +78,13 @@ describe('how fresh the store is', () => {
     expect(reports.map((report) => report.status).sort()).toEqual(['failed', 'ok']);
 
     const status = await corpus.status();
-    const [feed, page, wikidata] = status.sources;
+    const byKind = new Map(status.sources.map((entry) => [entry.kind, entry]));
+    const [feed, page, wikidata] = ['feed', 'page', 'wikidata'].map((kind) => byKind.get(kind)!);
     expect(feed).toEqual({ kind: 'feed', sources: 1, last_success_at: null });
     expect(page).toEqual({ kind: 'page', sources: 0, last_success_at: null });
     expect(wikidata).toMatchObject({ kind: 'wikidata', sources: 1 });
     const ran = Date.parse(wikidata.last_success_at ?? '');
+    expect(status.sources.map((entry) => entry.kind)).toEqual(NO_RUNS.map((entry) => entry.kind));
     // The database's clock and ours: a second's slack either way.
     expect(ran).toBeGreaterThanOrEqual(before - 1000);
     expect(ran).toBeLessThanOrEqual(after + 1000);
@@ -91,11 +95,13 @@ describe('how fresh the store is', () => {
   });
 
   it('counts an unchanged source (304) as a successful run', async () => {
-    const first = (await corpus.status()).sources[2].last_success_at ?? '';
+    const wikidata = async () =>
+      (await corpus.status()).sources.find((entry) => entry.kind === 'wikidata')!;
+    const first = (await wikidata()).last_success_at ?? '';
     await new Promise((done) => setTimeout(done, 20));
     const reports = await t.app.get(SourcesService).runDue({ all: true });
     expect(reports.find((report) => report.source.kind === 'wikidata')?.status).toBe('not-modified');
-    const again = (await corpus.status()).sources[2].last_success_at ?? '';
+    const again = (await wikidata()).last_success_at ?? '';
     expect(Date.parse(again)).toBeGreaterThan(Date.parse(first));
   });
 });
@@ -124,11 +130,7 @@ describe('GET /v1/corpus', () => {
     expect(res.body).toEqual({
       facts: 3,
       newest_true_by: '2011-01-01',
-      sources: [
-        { kind: 'feed', sources: 0, last_success_at: null },
-        { kind: 'page', sources: 0, last_success_at: null },
-        { kind: 'wikidata', sources: 0, last_success_at: null },
-      ],
+      sources: NO_RUNS,
     });
   });
 
