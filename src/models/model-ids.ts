@@ -23,20 +23,20 @@ const GATEWAY_PREFIXES = [
 ];
 
 /** Vendors of the table under the names that gateways give them. */
-const VENDOR_NAMES: Record<string, string> = {
-  anthropic: 'anthropic',
-  openai: 'openai',
-  google: 'google',
-  meta: 'meta-llama',
-  'meta-llama': 'meta-llama',
-  mistral: 'mistralai',
-  mistralai: 'mistralai',
-  xai: 'x-ai',
-  'x-ai': 'x-ai',
-  deepseek: 'deepseek',
-  qwen: 'qwen',
-  microsoft: 'microsoft',
-};
+const VENDOR_NAMES = new Map<string, string>([
+  ['anthropic', 'anthropic'],
+  ['openai', 'openai'],
+  ['google', 'google'],
+  ['meta', 'meta-llama'],
+  ['meta-llama', 'meta-llama'],
+  ['mistral', 'mistralai'],
+  ['mistralai', 'mistralai'],
+  ['xai', 'x-ai'],
+  ['x-ai', 'x-ai'],
+  ['deepseek', 'deepseek'],
+  ['qwen', 'qwen'],
+  ['microsoft', 'microsoft'],
+]);
 
 /** Whose model a bare id (`claude-…`, `gpt-…`) is, by the vendor's own naming. */
 const FAMILIES: [RegExp, string][] = [
@@ -87,15 +87,16 @@ function withoutGateway(id: string): string {
 function withVendor(id: string): string | undefined {
   const slash = id.indexOf('/');
   if (slash >= 0) {
-    const vendor = VENDOR_NAMES[id.slice(0, slash)];
+    const vendor = VENDOR_NAMES.get(id.slice(0, slash));
     const model = id.slice(slash + 1);
     // An unknown vendor keeps its name: the table may list it, a neighbour must not match.
     return vendor ? `${vendor}/${model}` : id;
   }
   const bedrock = BEDROCK.exec(id);
-  if (bedrock && VENDOR_NAMES[bedrock[1]]) {
+  const bedrockVendor = bedrock && VENDOR_NAMES.get(bedrock[1]);
+  if (bedrock && bedrockVendor) {
     const model = bedrock[2].replace(/-v\d+(?::\d+)?$|-\d+:\d+$/, '');
-    return `${VENDOR_NAMES[bedrock[1]]}/${model.replace(/^llama(\d)/, 'llama-$1')}`;
+    return `${bedrockVendor}/${model.replace(/^llama(\d)/, 'llama-$1')}`;
   }
   const family = FAMILIES.find(([pattern]) => pattern.test(id));
   return family ? `${family[1]}/${id}` : undefined;

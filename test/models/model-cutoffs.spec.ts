@@ -170,6 +170,8 @@ describe('the shipped model cutoff table', () => {
     'together_ai/meta-llama/llama-3.3-70b-instruct-turbo',
     'acme/thing',
     'acme/gpt-4o',
+    'constructor/gpt-4o',
+    '__proto__.claude-3-haiku-20240307-v1:0',
     'claude',
     'gpt',
     '',
