@@ -5,6 +5,7 @@ import { FactTerms1764288000000 } from './1764288000000-FactTerms';
 import { EmbeddingBits1764374400000 } from './1764374400000-EmbeddingBits';
 import { FactMonths1764460800000 } from './1764460800000-FactMonths';
 import { FactSeries1764547200000 } from './1764547200000-FactSeries';
+import { CorpusCount1764637200000 } from './1764637200000-CorpusCount';
 import { Init1763769600000 } from './1763769600000-Init';
 import { Payments1764028800000 } from './1764028800000-Payments';
 import { Sources1764115200000 } from './1764115200000-Sources';
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   FactMonths1764460800000,
   FactSeries1764547200000,
   SparqlSources1764633600000,
+  CorpusCount1764637200000,
 ];

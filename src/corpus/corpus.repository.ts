@@ -19,14 +19,14 @@ export class CorpusRepository {
   constructor(private readonly db: DataSource) {}
 
   /**
-   * Counted from the facts themselves: `corpus_stats` and `fact_months` are refreshed
-   * only after an ingest completes, so during a long dump ingest, or after one that
-   * failed part-way, they lag behind the facts a search already finds.
+   * The count kept by every ingest batch (counting a million facts takes 0.4–0.9 s on
+   * PGlite); the newest day from the end of the `true_by` index.
    */
   async totals(): Promise<FactTotals> {
     const [row] = await this.db.query<FactTotals[]>(
-      `SELECT count(*)::int AS facts, to_char(max(true_by), 'YYYY-MM-DD') AS newest_true_by
-       FROM facts`,
+      `SELECT facts::int AS facts,
+              (SELECT to_char(max(true_by), 'YYYY-MM-DD') FROM facts) AS newest_true_by
+       FROM corpus_stats`,
     );
     return row;
   }

@@ -20,6 +20,7 @@ import { Clock } from '../billing/clock';
 import { StripeBillingService } from '../billing/stripe-billing.service';
 import { ProblemError } from '../common/problem';
 import { AppConfig, CONFIG } from '../config/config';
+import { CorpusService } from '../corpus/corpus.service';
 import { DashboardFilter } from './dashboard.filter';
 import {
   CurrentVisitor,
@@ -49,6 +50,7 @@ export class DashboardController {
     private readonly accounts: AccountsService,
     private readonly stripe: StripeBillingService,
     private readonly clock: Clock,
+    private readonly corpus: CorpusService,
     @Inject(CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -205,7 +207,10 @@ export class DashboardController {
   }
 
   private async renderKeys(res: Response, visitor: Visitor, extra: object): Promise<void> {
-    const keys = await this.keys.listFor(visitor.session!.accountId);
+    const [keys, corpus] = await Promise.all([
+      this.keys.listFor(visitor.session!.accountId),
+      this.corpus.status(),
+    ]);
     render(res, 'keys', visitor, {
       title: 'API keys',
       section: 'keys',
@@ -219,6 +224,13 @@ export class DashboardController {
       })),
       maxName: MAX_KEY_NAME,
       publicUrl: this.config.publicUrl,
+      corpus: {
+        facts: count(corpus.facts),
+        upTo: corpus.newest_true_by && {
+          iso: corpus.newest_true_by,
+          shown: day(new Date(corpus.newest_true_by)),
+        },
+      },
       ...extra,
     });
   }

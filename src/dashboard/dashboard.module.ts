@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import { AuthModule } from '../auth/auth.module';
 import { BillingModule } from '../billing/billing.module';
 import { AppConfig, CONFIG } from '../config/config';
+import { CorpusModule } from '../corpus/corpus.module';
 import { DashboardController } from './dashboard.controller';
 import { DashboardGuard } from './dashboard.guard';
 
@@ -11,7 +12,7 @@ import { DashboardGuard } from './dashboard.guard';
 const STRIPE_PAGES = ['https://checkout.stripe.com', 'https://billing.stripe.com'];
 
 @Module({
-  imports: [AuthModule, BillingModule],
+  imports: [AuthModule, BillingModule, CorpusModule],
   controllers: [DashboardController],
   providers: [DashboardGuard],
 })

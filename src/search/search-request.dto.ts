@@ -27,7 +27,9 @@ export class ResearchRequestDto implements ResearchRequest {
 
   @ApiPropertyOptional({
     description:
-      'Your model as <vendor>/<model_name> (see GET /v1/models). Only facts dated after its ' +
+      'Your model as <vendor>/<model_name> (see GET /v1/models), or as its vendor, a routing ' +
+      'service or a gateway names it (claude-sonnet-4-5-20250929, anthropic/claude-sonnet-4-5:thinking, ' +
+      'us.anthropic.claude-sonnet-4-5-20250929-v1:0, vertex_ai/gemini-2.5-pro). Only facts dated after its ' +
       'training cutoff are returned; an unknown id applies no floor.',
     example: 'openai/gpt-4o',
   })

@@ -200,6 +200,15 @@ describe('the account dashboard', () => {
       expect(used.text).toMatch(/<td>\w{3} \d{1,2}, \d{4}, \d{2}:\d{2} UTC<\/td>/);
     });
 
+    it('says how many facts the service holds and the date they reach', async () => {
+      const owner = await new DashboardClient(t.url).signUp('corpus@example.com');
+      const page = await owner.agent.get('/dashboard/keys').expect(200);
+      // CATANIA: three facts, the newest true by 2011-01-01.
+      expect(page.text).toContain(
+        'holds 3 facts, <strong>facts up to <time datetime="2011-01-01">Jan 1, 2011</time></strong>',
+      );
+    });
+
     it('asks for a name of at most 100 characters', async () => {
       const owner = await new DashboardClient(t.url).signUp('names@example.com');
       const empty = await owner.submit(422, '/dashboard/keys', '/dashboard/keys', { name: '  ' });

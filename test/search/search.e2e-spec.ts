@@ -107,6 +107,23 @@ describe('POST /v1/search', () => {
     for (const r of res.body.results) expect(r.true_by > GPT4O.cutoff).toBe(true);
   });
 
+  it.each([
+    'claude-sonnet-4-5-20250929',
+    'anthropic/claude-sonnet-4-5',
+    'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+  ])('applies the floor of a model id as agents send it: %s', async (modelId) => {
+    const cutoff = ModelCutoffs.fromFile().lookup('anthropic/claude-sonnet-4.5')!.cutoff;
+    const res = await search({
+      query: 'Who was the head coach of Calcio Catania?',
+      model_id: modelId,
+      k: 100,
+    }).expect(200);
+    expect(res.headers['freshfacts-model-cutoff']).toBe(cutoff);
+    const days = res.body.results.map((r: { true_by: string }) => r.true_by);
+    expect(days).not.toContain('2024-01-01');
+    for (const day of days) expect(day > cutoff).toBe(true);
+  });
+
   it('lets true_by_min replace the model floor', async () => {
     const res = await search({
       query: 'Which coach did Calcio Catania appoint?',

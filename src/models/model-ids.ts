@@ -1,0 +1,176 @@
+/**
+ * The ids an agent may send for one model, rewritten towards the table's
+ * `<vendor>/<model>` form. Each rewrite removes only what does not change the
+ * weights (a gateway's prefix, a snapshot date, a routing variant) or spells the same
+ * name another way; a rewrite that could name another model is left out, because a
+ * wrong cutoff hides facts where an unknown one only shows a few too many.
+ */
+
+// Moving aliases change target over time: their cutoff is unknown, never guessed.
+const MOVING_ALIAS = /^~|^openrouter\/[^/]+$|-latest(?::[^/]*)?$/;
+
+/** Prefixes of gateways and SDKs (LiteLLM's `provider/`, Google's resource names). */
+const GATEWAY_PREFIXES = [
+  /^openrouter\//,
+  /^litellm_proxy\//,
+  /^bedrock\/(?:converse\/|invoke\/)?/,
+  /^vertex_ai(?:_beta)?\//,
+  /^gemini\//,
+  /^azure(?:_ai)?\//,
+  /^xai\//,
+  /^models\//,
+  /^projects\/[^/]+\/locations\/[^/]+\//,
+];
+
+/** Vendors of the table under the names that gateways give them. */
+const VENDOR_NAMES = new Map<string, string>([
+  ['anthropic', 'anthropic'],
+  ['openai', 'openai'],
+  ['google', 'google'],
+  ['meta', 'meta-llama'],
+  ['meta-llama', 'meta-llama'],
+  ['mistral', 'mistralai'],
+  ['mistralai', 'mistralai'],
+  ['xai', 'x-ai'],
+  ['x-ai', 'x-ai'],
+  ['deepseek', 'deepseek'],
+  ['qwen', 'qwen'],
+  ['microsoft', 'microsoft'],
+]);
+
+/** Whose model a bare id (`claude-…`, `gpt-…`) is, by the vendor's own naming. */
+const FAMILIES: [RegExp, string][] = [
+  [/^claude-/, 'anthropic'],
+  [/^(?:gpt-|chatgpt-|o\d(?:-|$)|codex-)/, 'openai'],
+  [/^(?:gemini-|gemma-|palm-)/, 'google'],
+  [/^grok-/, 'x-ai'],
+  [/^llama-?\d/, 'meta-llama'],
+  [/^(?:mistral|ministral|devstral)-/, 'mistralai'],
+  [/^deepseek-/, 'deepseek'],
+  [/^phi-/, 'microsoft'],
+  [/^qwen/, 'qwen'],
+];
+
+/** Amazon Bedrock: `[region.]vendor.model[-vN[:M]]`, e.g. `us.anthropic.claude-…-v1:0`. */
+const BEDROCK = /^(?:(?:us|eu|apac|global|jp|au|ca|us-gov)\.)?([a-z]+)\.([a-z][^./]*)$/;
+
+/** Candidate table ids for `modelId`, most literal first. */
+export function* candidateIds(modelId: string): Generator<string> {
+  const id = modelId.trim().toLowerCase();
+  yield id;
+  if (MOVING_ALIAS.test(id)) return;
+  const named = withVendor(withoutGateway(id));
+  if (!named || MOVING_ALIAS.test(named)) return;
+  const seen = new Set<string>([id]);
+  for (const candidate of spellings(named)) {
+    if (seen.has(candidate)) continue;
+    seen.add(candidate);
+    yield candidate;
+  }
+}
+
+function withoutGateway(id: string): string {
+  let rest = id;
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const prefix of GATEWAY_PREFIXES) {
+      if (!prefix.test(rest)) continue;
+      rest = rest.replace(prefix, '');
+      changed = true;
+    }
+  }
+  // Vertex AI's resource names: publishers/anthropic/models/claude-…
+  return rest.replace(/^publishers\/([^/]+)\/models\//, '$1/');
+}
+
+/** `vendor/model` in the table's vendor names, or undefined when the vendor is unknowable. */
+function withVendor(id: string): string | undefined {
+  const slash = id.indexOf('/');
+  if (slash >= 0) {
+    const vendor = VENDOR_NAMES.get(id.slice(0, slash));
+    const model = id.slice(slash + 1);
+    // An unknown vendor keeps its name: the table may list it, a neighbour must not match.
+    return vendor ? `${vendor}/${model}` : id;
+  }
+  const bedrock = BEDROCK.exec(id);
+  const bedrockVendor = bedrock && VENDOR_NAMES.get(bedrock[1]);
+  if (bedrock && bedrockVendor) {
+    const model = bedrock[2].replace(/-v\d+(?::\d+)?$|-\d+:\d+$/, '');
+    return `${bedrockVendor}/${model.replace(/^llama(\d)/, 'llama-$1')}`;
+  }
+  const family = FAMILIES.find(([pattern]) => pattern.test(id));
+  return family ? `${family[1]}/${id}` : undefined;
+}
+
+/** The same model spelled as the table may list it. */
+function* spellings(named: string): Generator<string> {
+  const [vendor, model] = [named.slice(0, named.indexOf('/')), named.slice(named.indexOf('/') + 1)];
+  for (const base of undated(vendor, model)) {
+    for (const spelt of dotted(base)) {
+      yield `${vendor}/${spelt}`;
+      yield* reordered(vendor, spelt);
+    }
+  }
+}
+
+/** The id as sent (without variant), then without its snapshot date or version suffix. */
+function* undated(vendor: string, model: string): Generator<string> {
+  // Vertex AI writes the snapshot after an @: claude-sonnet-4-5@20250929, gemini-1.0-pro@001.
+  const plain = model.replace(/:[^/]*$/, '').replace(/@/, '-');
+  const fast = vendor === 'anthropic' ? plain.replace(/-fast$/, '') : plain;
+  const bases = [plain, fast];
+  for (const base of new Set(bases)) {
+    yield base;
+    for (const suffix of snapshotSuffixes(vendor)) {
+      if (!suffix.test(base)) continue;
+      const stripped = base.replace(suffix, '');
+      yield stripped;
+      // Claude 3.5 Sonnet's second release: claude-3-5-sonnet-v2@20241022.
+      if (vendor === 'anthropic') yield stripped.replace(/-v\d$/, '');
+    }
+  }
+}
+
+function snapshotSuffixes(vendor: string): RegExp[] {
+  const dated = [/-\d{4}-\d{2}-\d{2}$/, /-\d{8}$/];
+  if (vendor === 'google') {
+    // Preview and experimental dates; stable versions such as -001.
+    return [
+      ...dated,
+      /(?<=-(?:preview|exp))-\d{2}-\d{2,4}$/,
+      /-(?:preview|exp)-\d{2}-\d{2,4}$/,
+      /-\d{3}$/,
+    ];
+  }
+  // xAI: grok-4-0709 is the snapshot of grok-4; -reasoning/-non-reasoning pick a mode.
+  if (vendor === 'x-ai') return [...dated, /-\d{4}$/, /-(?:non-)?reasoning$/];
+  // Mistral's -YYMM names a distinct model (mistral-small-2603 is Small 4): kept.
+  return dated;
+}
+
+/** Version numbers with a hyphen for the dot (claude-sonnet-4-5, llama-3-1-8b) as dots. */
+function* dotted(model: string): Generator<string> {
+  yield model;
+  // Only a one-digit part after the hyphen, then a separator: -4-5 is 4.5, -4-32k and
+  // -4-0613 are not versions.
+  const spelt = model.replace(/(\d)-(\d)(?=$|-)/g, '$1.$2');
+  if (spelt !== model) yield spelt;
+}
+
+/** Table spellings that order the words differently from the vendor's own id. */
+function* reordered(vendor: string, model: string): Generator<string> {
+  if (vendor === 'anthropic') {
+    // OpenRouter's slugs put the version first (claude-4-sonnet, claude-3-7-sonnet).
+    const m = /^claude-(\d+(?:\.\d+)?)-([a-z]+)$/.exec(model);
+    if (m) yield `anthropic/claude-${m[2]}-${m[1]}`;
+    const n = /^claude-([a-z]+)-(\d+(?:\.\d+)?)$/.exec(model);
+    if (n) yield `anthropic/claude-${n[2]}-${n[1]}`;
+  }
+  if (vendor === 'google') {
+    // OpenRouter lists Gemini 1.x as gemini-pro-1.5; Google's stable alias gemini-2.0-flash
+    // points at gemini-2.0-flash-001, the table's entry.
+    const m = /^gemini-(1\.\d)-(pro|flash)$/.exec(model);
+    if (m) yield `google/gemini-${m[2]}-${m[1]}`;
+    if (/^gemini-\d\.\d-flash(?:-lite)?$/.test(model)) yield `google/${model}-001`;
+  }
+}
