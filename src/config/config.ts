@@ -12,6 +12,11 @@ export interface AppConfig {
   tlsCertFile?: string;
   tlsKeyFile?: string;
   dbPoolSize: number;
+  /**
+   * maintenance_work_mem, in MB, of the transaction that builds the search indexes;
+   * unset: sized from the facts to index (`indexBuildMemoryMb`).
+   */
+  indexMemoryMb?: number;
   /** Facts loaded into an empty database by `serve`; empty string disables it. */
   seedFile: string;
   embedder: 'static' | 'use-lite' | 'openai';
@@ -82,7 +87,21 @@ type Env = Record<string, string | undefined>;
 const UP = resolve(__dirname, '..', '..');
 /** The repository root, also when running from `dist/`. */
 export const PROJECT_ROOT = basename(UP) === 'dist' ? resolve(UP, '..') : UP;
-export const DEFAULT_SEED_FILE = resolve(PROJECT_ROOT, 'corpus', 'facts-dev.jsonl');
+
+/**
+ * The repository's folders that the installed service reads at run time, besides
+ * `package.json` and `node_modules`. Code reads them only through `projectPath`, so
+ * this list is complete; the container image copies each one (test/deploy).
+ */
+export const RUNTIME_FOLDERS = ['bin', 'dist', 'corpus', 'models', 'views', 'public'] as const;
+export type RuntimeFolder = (typeof RUNTIME_FOLDERS)[number];
+
+/** A path inside one of the `RUNTIME_FOLDERS`. */
+export function projectPath(folder: RuntimeFolder, ...parts: string[]): string {
+  return resolve(PROJECT_ROOT, folder, ...parts);
+}
+
+export const DEFAULT_SEED_FILE = projectPath('corpus', 'facts-dev.jsonl');
 
 export const CONFIG = Symbol('AppConfig');
 
@@ -102,6 +121,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tlsCertFile: nonEmpty(env.FRESHFACTS_TLS_CERT),
     tlsKeyFile: nonEmpty(env.FRESHFACTS_TLS_KEY),
     dbPoolSize: integer(env, 'FRESHFACTS_DB_POOL_SIZE', 10, 1, 1000),
+    indexMemoryMb: optionalInteger(env, 'FRESHFACTS_INDEX_MEMORY_MB', 1, 2_000_000),
     seedFile: env.FRESHFACTS_SEED_FILE ?? DEFAULT_SEED_FILE,
     embedder,
     staticModel: nonEmpty(env.FRESHFACTS_STATIC_MODEL),
@@ -283,6 +303,10 @@ function httpUrl(env: Env, name: string): string | undefined {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value && value.trim() ? value.trim() : undefined;
+}
+
+function optionalInteger(env: Env, name: string, min: number, max: number): number | undefined {
+  return nonEmpty(env[name]) === undefined ? undefined : integer(env, name, 0, min, max);
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
