@@ -89,6 +89,10 @@ function program(): Command {
     )
     .option('--no-peer', 'leave out the peer engine (LanceDB)')
     .option(
+      '--database-url <url>',
+      'also serve the corpus from this PostgreSQL database (empty, or kept with --keep), measured interleaved with the embedded store',
+    )
+    .option(
       '--keep',
       "keep freshfacts' built store in the cache and serve it again next time (no new ingest)",
     )
