@@ -16,7 +16,7 @@ import { reembedCommand } from './reembed.command';
 import { ingestCommand } from './ingest.command';
 import { createKey, listKeys, revokeKey } from './keys.command';
 import { serveCommand } from './serve.command';
-import { findFacts, showFact } from './facts.command';
+import { explainSearch, ExplainOptions, findFacts, showFact } from './facts.command';
 import { addSource, listSources, removeSource, runSources } from './sources.command';
 import { SourceInputError } from '../sources/source-input';
 import { SourceExistsError } from '../sources/sources.repository';
@@ -137,6 +137,15 @@ function program(): Command {
     .option('--limit <n>', 'at most this many', '20')
     .action(async (words: string, options: { limit?: string }) =>
       exit(await findFacts(words, options)),
+    );
+  facts
+    .command('explain <question>')
+    .description("the database's plan of a search, with timings (EXPLAIN ANALYZE)")
+    .option('--true-by-min <date>', 'lower date bound')
+    .option('--true-by-max <date>', 'upper date bound')
+    .option('--k <n>', 'facts asked for', '20')
+    .action(async (question: string, options: ExplainOptions) =>
+      exit(await explainSearch(question, options)),
     );
   cli
     .command('db')

@@ -420,6 +420,44 @@ export class FactsRepository implements OnApplicationBootstrap {
    * order, and `k`. When no fact matches closely, the `k` nearest are returned.
    */
   async search(search: FactSearch, ranking: Ranking): Promise<ScoredFact[]> {
+    const [sql, params] = this.rankingSql(search, ranking);
+    const rows = await this.db.query<ScoredFact[]>(sql, params);
+    return rows.map((row) => ({ ...row, score: Number(row.score) }));
+  }
+
+  /**
+   * The plan PostgreSQL runs `search` with, as EXPLAIN ANALYZE prints it: the statement
+   * prepared and executed as a session of the service runs it (a generic plan, with
+   * the session settings), so that the plans of both stores can be read and compared.
+   */
+  async explain(search: FactSearch, ranking: Ranking): Promise<string> {
+    const [sql, params] = this.rankingSql(search, ranking);
+    const runner = this.db.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query(`PREPARE freshfacts_explain AS ${sql}`);
+      try {
+        // EXECUTE takes no bound parameters: its arguments go in as literals.
+        const [{ execute }] = (await runner.query(
+          `SELECT format('EXECUTE freshfacts_explain(%s)', string_agg(quote_literal(v), ', '))
+             AS execute FROM unnest($1::text[]) v`,
+          [params.map((p) => (Array.isArray(p) ? `{${p.join(',')}}` : String(p)))],
+        )) as { execute: string }[];
+        const plan = (await runner.query(`EXPLAIN (ANALYZE, SUMMARY) ${execute}`)) as Record<
+          string,
+          string
+        >[];
+        return plan.map((row) => Object.values(row)[0]).join('\n');
+      } finally {
+        await runner.query(`DEALLOCATE freshfacts_explain`);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** The whole ranking statement of `search` and its parameters. */
+  private rankingSql(search: FactSearch, ranking: Ranking): [string, unknown[]] {
     const order = search.timeline
       ? `day DESC NULLS LAST, score DESC`
       : `score DESC, day DESC NULLS LAST`;
@@ -431,7 +469,7 @@ export class FactsRepository implements OnApplicationBootstrap {
       float(ranking.closeThreshold),
       float(ranking.relativeThreshold),
     ];
-    const rows = await this.db.query<ScoredFact[]>(
+    return [
       `${sql},
       fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored),
       cut AS (
@@ -447,8 +485,7 @@ export class FactsRepository implements OnApplicationBootstrap {
       SELECT question, answer, true_by, sources, score FROM picked
       ORDER BY ${order}, id LIMIT ${k}`,
       params,
-    );
-    return rows.map((row) => ({ ...row, score: Number(row.score) }));
+    ];
   }
 
   /** How the semantic side reaches a search's date window (see `candidateSql`). */
