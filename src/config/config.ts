@@ -6,6 +6,10 @@ import type { FetchSettings } from '../sources/fetcher';
 export interface AppConfig {
   /** Unset: the embedded PGlite database in `dataDir`. */
   databaseUrl?: string;
+  /** PostgreSQL streaming replicas that may answer searches (DATABASE_REPLICA_URLS). */
+  replicaUrls: string[];
+  /** A replica further behind the primary than this is skipped. */
+  replicaMaxLagMs: number;
   dataDir: string;
   host: string;
   port: number;
@@ -115,6 +119,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   );
   const config: AppConfig = {
     databaseUrl: nonEmpty(env.DATABASE_URL),
+    replicaUrls: (env.DATABASE_REPLICA_URLS ?? '')
+      .split(',')
+      .map((url) => url.trim())
+      .filter(Boolean),
+    replicaMaxLagMs: integer(env, 'FRESHFACTS_REPLICA_MAX_LAG_MS', 5000, 0, 3_600_000),
     dataDir: resolve(env.FRESHFACTS_DATA_DIR || 'data'),
     host: env.FRESHFACTS_HOST || '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
@@ -139,6 +148,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sourcesWorker: oneOf(env, 'FRESHFACTS_SOURCES_WORKER', ['on', 'off'] as const, 'off') === 'on',
   };
   config.payments = paymentSettings(env, config.stripe);
+  if (config.replicaUrls.length && !config.databaseUrl) {
+    throw new ConfigError('DATABASE_REPLICA_URLS needs DATABASE_URL (the primary)');
+  }
+  for (const url of config.replicaUrls) {
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      throw new ConfigError(`DATABASE_REPLICA_URLS: not a postgres:// URL: "${url}"`);
+    }
+  }
   if (config.adminToken && config.adminToken.length < 24) {
     throw new ConfigError('FRESHFACTS_ADMIN_TOKEN must be at least 24 characters');
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig, CONFIG } from '../config/config';
+import { ReadReplicas } from '../database/read-replicas';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { EMBEDDING_BITS_DDL } from '../../migrations/1764374400000-EmbeddingBits';
 import { FILL_FACT_MONTHS } from '../../migrations/1764460800000-FactMonths';
@@ -84,6 +85,7 @@ export class FactsRepository implements OnApplicationBootstrap {
 
   constructor(
     private readonly db: DataSource,
+    private readonly reads: ReadReplicas,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Inject(CONFIG) private readonly config: AppConfig,
   ) {}
@@ -421,7 +423,8 @@ export class FactsRepository implements OnApplicationBootstrap {
    */
   async search(search: FactSearch, ranking: Ranking): Promise<ScoredFact[]> {
     const [sql, params] = this.rankingSql(search, ranking);
-    const rows = await this.db.query<ScoredFact[]>(sql, params);
+    // A search may be answered by a streaming replica (DATABASE_REPLICA_URLS).
+    const rows = await this.reads.query<ScoredFact[]>(sql, params);
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
   }
 
