@@ -35,6 +35,8 @@ export interface BenchOptions {
   json?: boolean;
   /** Also serve the corpus from this PostgreSQL (an empty database), measured interleaved. */
   databaseUrl?: string;
+  /** False: leave out the embedded store (only with databaseUrl). */
+  embedded?: boolean;
 }
 
 interface EngineReport {
@@ -93,6 +95,10 @@ export async function benchCommand(options: BenchOptions): Promise<number> {
   const runs = { queries, qualityBodies, batches, levels };
 
   const targets = [{ engine: 'freshfacts', databaseUrl: '' }];
+  if (options.embedded === false) {
+    if (!options.databaseUrl) throw new UsageError('--no-embedded needs --database-url');
+    targets.pop();
+  }
   if (options.databaseUrl) {
     targets.push({ engine: 'freshfacts-postgres', databaseUrl: options.databaseUrl });
   }

@@ -92,6 +92,7 @@ function program(): Command {
       '--database-url <url>',
       'also serve the corpus from this PostgreSQL database (empty, or kept with --keep), measured interleaved with the embedded store',
     )
+    .option('--no-embedded', 'with --database-url: leave out the embedded store')
     .option(
       '--keep',
       "keep freshfacts' built store in the cache and serve it again next time (no new ingest)",
