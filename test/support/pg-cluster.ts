@@ -82,7 +82,8 @@ export async function startStreamingPair(): Promise<StreamingPair> {
   };
 }
 
-function postgresUser(): { uid: number; gid: number } {
+/** The `postgres` system user, whom PostgreSQL's programs run as when the tests run as root. */
+export function postgresUser(): { uid: number; gid: number } {
   const line = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
     .find((l) => l.startsWith('postgres:'));
@@ -91,7 +92,7 @@ function postgresUser(): { uid: number; gid: number } {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const probe = createServer();
     probe.on('error', fail);

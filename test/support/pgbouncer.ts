@@ -1,8 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { freePort, postgresUser } from './pg-cluster';
 
 /** Debian's pgbouncer package; a fresh machine has none. */
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
@@ -62,15 +63,6 @@ function chownRecursive(dir: string): void {
   for (const file of ['users.txt', 'pgbouncer.ini']) chownSync(join(dir, file), uid, gid);
 }
 
-function postgresUser(): { uid: number; gid: number } {
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('postgres:'));
-  if (!line) throw new Error('no postgres user to run pgbouncer as');
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
 async function listening(port: number, child: ChildProcess): Promise<void> {
   for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
     if (child.exitCode !== null) throw new Error(`pgbouncer exited with ${child.exitCode}`);
@@ -83,15 +75,4 @@ async function listening(port: number, child: ChildProcess): Promise<void> {
     await new Promise((done) => setTimeout(done, 100));
   }
   throw new Error(`pgbouncer not listening on ${port}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.on('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
-  });
 }
