@@ -65,6 +65,9 @@ const WARMUP = 100;
  */
 export async function benchCommand(options: BenchOptions): Promise<number> {
   const count = parseCount(options.facts);
+  if (options.embedded === false && !options.databaseUrl) {
+    throw new UsageError('--no-embedded needs --database-url');
+  }
   const requests = positive(options.requests, '--requests');
   const seed = positive(options.seed, '--seed');
   const levels = options.concurrency.split(',').map((c) => positive(c.trim(), '--concurrency'));
@@ -95,10 +98,7 @@ export async function benchCommand(options: BenchOptions): Promise<number> {
   const runs = { queries, qualityBodies, batches, levels };
 
   const targets = [{ engine: 'freshfacts', databaseUrl: '' }];
-  if (options.embedded === false) {
-    if (!options.databaseUrl) throw new UsageError('--no-embedded needs --database-url');
-    targets.pop();
-  }
+  if (options.embedded === false) targets.pop();
   if (options.databaseUrl) {
     targets.push({ engine: 'freshfacts-postgres', databaseUrl: options.databaseUrl });
   }
