@@ -16,6 +16,8 @@ export interface AppConfig {
   tlsCertFile?: string;
   tlsKeyFile?: string;
   dbPoolSize: number;
+  /** Each connection keeps its statements prepared (off behind PgBouncer before 1.21). */
+  dbPreparedStatements: boolean;
   /**
    * maintenance_work_mem, in MB, of the transaction that builds the search indexes;
    * unset: sized from the facts to index (`indexBuildMemoryMb`).
@@ -130,6 +132,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tlsCertFile: nonEmpty(env.FRESHFACTS_TLS_CERT),
     tlsKeyFile: nonEmpty(env.FRESHFACTS_TLS_KEY),
     dbPoolSize: integer(env, 'FRESHFACTS_DB_POOL_SIZE', 10, 1, 1000),
+    dbPreparedStatements:
+      oneOf(env, 'FRESHFACTS_DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on') === 'on',
     indexMemoryMb: optionalInteger(env, 'FRESHFACTS_INDEX_MEMORY_MB', 1, 2_000_000),
     seedFile: env.FRESHFACTS_SEED_FILE ?? DEFAULT_SEED_FILE,
     embedder,

@@ -7,6 +7,7 @@ import { ENTITIES } from './entities';
 import { DataDirLock } from './data-dir-lock';
 import { DatabaseSetupError } from './errors';
 import { pgliteDriver } from './pglite-pool';
+import { PreparingClient } from './preparing-client';
 import { prepareServer, requirePgvector } from './server-setup';
 import { EmbeddedDb, PGliteThread } from './pglite-thread';
 
@@ -79,7 +80,11 @@ async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> 
       poolSize: config.dbPoolSize,
       // A request waits at most this long for a connection, then answers 503, rather
       // than hanging while the server is down; the pool reconnects by itself.
-      extra: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
+      extra: {
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        keepAlive: true,
+        ...(config.dbPreparedStatements ? { Client: PreparingClient } : {}),
+      },
     };
   }
   const dir = join(config.dataDir, 'pglite');

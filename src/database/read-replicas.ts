@@ -9,6 +9,7 @@ import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig, CONFIG } from '../config/config';
 import { isDatabaseUnavailable } from './errors';
+import { PreparingClient } from './preparing-client';
 
 /** What the service knows of one streaming replica, for logs and tests. */
 export interface ReplicaStatus {
@@ -60,6 +61,7 @@ export class ReadReplicas implements OnApplicationBootstrap, OnApplicationShutdo
         max: config.dbPoolSize,
         connectionTimeoutMillis: 2000,
         keepAlive: true,
+        ...(config.dbPreparedStatements ? { Client: PreparingClient } : {}),
       });
       // A dropped idle connection is the next check's business, not a crash.
       pool.on('error', () => undefined);

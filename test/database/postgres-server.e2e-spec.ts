@@ -130,6 +130,47 @@ describe('searches on a PostgreSQL server', () => {
   });
 });
 
+describe('statements on a PostgreSQL server', () => {
+  it('are prepared once per connection, unless turned off', async () => {
+    if (!available) return;
+    const db = await freshDatabase('prepared');
+    try {
+      const prepared = async (setting: string) => {
+        const t = await startApp({
+          facts: CATANIA,
+          env: {
+            DATABASE_URL: db.url(),
+            FRESHFACTS_DB_POOL_SIZE: '1',
+            FRESHFACTS_DB_PREPARED_STATEMENTS: setting,
+          },
+        });
+        try {
+          for (let i = 0; i < 3; i++) {
+            await request(t.url)
+              .post('/v1/search')
+              .set('Authorization', `Bearer ${t.key}`)
+              .send({ query: 'Who coached Calcio Catania?' })
+              .expect(200);
+          }
+          // The pool's one connection, which ran the searches.
+          return await t.app
+            .get(DataSource)
+            .query<{ statement: string }[]>(
+              `SELECT statement FROM pg_prepared_statements WHERE name LIKE 'ff\\_%'`,
+            );
+        } finally {
+          await t.close();
+        }
+      };
+      const on = await prepared('on');
+      expect(on.some((row) => row.statement.includes('WITH terms AS'))).toBe(true);
+      expect(await prepared('off')).toEqual([]);
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
 describe('index builds on a PostgreSQL server', () => {
   it('give the build its own memory: sized from the facts, or as set', async () => {
     if (!available) return;
