@@ -15,9 +15,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # Runtime dependencies only; argon2 and the encoder ship their binaries in the packages.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# What the service reads at run time: RUNTIME_FOLDERS in src/config/config.ts
+# (test/deploy/image.spec.ts starts this layout and asks it a search).
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY corpus ./corpus
+COPY models ./models
 COPY presets ./presets
 COPY views ./views
 COPY public ./public

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
@@ -12,7 +11,7 @@ import { answerParserErrors } from './common/http-parser-errors';
 import { formBody, jsonBody, rawBody } from './common/json-body';
 import { ProblemFilter } from './common/problem.filter';
 import { BodyValidationPipe } from './common/validation.pipe';
-import { AppConfig, PROJECT_ROOT } from './config/config';
+import { AppConfig, projectPath } from './config/config';
 
 const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug'];
 
@@ -43,9 +42,9 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.use('/dashboard', formBody());
   app.use('/webhooks/stripe', rawBody());
   app.use(jsonBody());
-  app.setBaseViewsDir(join(PROJECT_ROOT, 'views'));
+  app.setBaseViewsDir(projectPath('views'));
   app.setViewEngine('hbs');
-  app.useStaticAssets(join(PROJECT_ROOT, 'public'), { prefix: '/assets/', maxAge: '1h' });
+  app.useStaticAssets(projectPath('public'), { prefix: '/assets/', maxAge: '1h' });
   app.useGlobalPipes(new BodyValidationPipe());
   app.useGlobalFilters(new ProblemFilter());
   app.enableShutdownHooks();

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { AccountsService } from '../billing/accounts.service';
 import { withContext } from '../cli/context';
@@ -16,6 +17,8 @@ export interface IngestResult {
   seconds: number;
   indexSeconds: number;
   maxRssBytes: number;
+  /** Size of the PostgreSQL database after the ingest; 0 for the embedded store. */
+  databaseBytes: number;
   key: string;
 }
 
@@ -26,20 +29,27 @@ export interface IngestResult {
  */
 async function main(): Promise<void> {
   const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as IngestSpec;
+  const config = loadConfig();
   const result = await withContext(async (context) => {
     const started = performance.now();
     const summary = await context.get(IngestService).ingestFile(spec.corpus, { batchSize: 1000 });
     const seconds = (performance.now() - started) / 1000;
     const { key } = await context.get(ApiKeysService).create(spec.email, 'bench');
     await context.get(AccountsService).setPlan(spec.email, 'paid');
+    const [{ bytes }] = config.databaseUrl
+      ? await context
+          .get(DataSource)
+          .query<{ bytes: string }[]>(`SELECT pg_database_size(current_database()) AS bytes`)
+      : [{ bytes: '0' }];
     return {
       added: summary.added,
       rejected: summary.rejected.length,
       seconds,
       indexSeconds: summary.indexSeconds ?? 0,
+      databaseBytes: Number(bytes),
       key,
     };
-  }, loadConfig());
+  }, config);
   const output: IngestResult = { ...result, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
   process.stdout.write(JSON.stringify(output));
 }

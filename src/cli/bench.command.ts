@@ -33,6 +33,10 @@ export interface BenchOptions {
   cache: string;
   out?: string;
   json?: boolean;
+  /** Also serve the corpus from this PostgreSQL (an empty database), measured interleaved. */
+  databaseUrl?: string;
+  /** False: leave out the embedded store (only with databaseUrl). */
+  embedded?: boolean;
 }
 
 interface EngineReport {
@@ -61,6 +65,9 @@ const WARMUP = 100;
  */
 export async function benchCommand(options: BenchOptions): Promise<number> {
   const count = parseCount(options.facts);
+  if (options.embedded === false && !options.databaseUrl) {
+    throw new UsageError('--no-embedded needs --database-url');
+  }
   const requests = positive(options.requests, '--requests');
   const seed = positive(options.seed, '--seed');
   const levels = options.concurrency.split(',').map((c) => positive(c.trim(), '--concurrency'));
@@ -90,11 +97,27 @@ export async function benchCommand(options: BenchOptions): Promise<number> {
   );
   const runs = { queries, qualityBodies, batches, levels };
 
-  const engines = [await benchFreshfacts(corpus, count, cache, runs, say, options.keep)];
+  const targets = [{ engine: 'freshfacts', databaseUrl: '' }];
+  if (options.embedded === false) targets.pop();
+  if (options.databaseUrl) {
+    targets.push({ engine: 'freshfacts-postgres', databaseUrl: options.databaseUrl });
+  }
+  const served: Served[] = [];
+  let engines: EngineReport[];
+  try {
+    for (const target of targets) {
+      served.push(await serveFreshfacts(target, corpus, count, cache, say, options.keep));
+    }
+    engines = await measureInterleaved(served, runs, say);
+  } finally {
+    for (const server of served) await server.stop();
+  }
   if (options.peer) engines.push(await benchPeer(corpus, cache, runs, say));
 
   const report = {
-    command: `bin/freshfacts bench --facts ${options.facts}`,
+    command:
+      `bin/freshfacts bench --facts ${options.facts}` +
+      (options.databaseUrl ? ' --database-url URL' : ''),
     date: new Date().toISOString(),
     machine: machine(),
     corpus: { path: corpus, facts: count, seed },
@@ -136,18 +159,31 @@ async function cachedVectors(corpus: string, say: (line: string) => void) {
   };
 }
 
-async function benchFreshfacts(
+interface Served {
+  engine: string;
+  url: string;
+  key: string;
+  build: EngineReport['build'];
+  stop(): Promise<void>;
+}
+
+/**
+ * Ingests the corpus into a store of freshfacts (the embedded one in the cache, or the
+ * PostgreSQL database at `databaseUrl`) and starts `serve` on it.
+ */
+async function serveFreshfacts(
+  target: { engine: string; databaseUrl: string },
   corpus: string,
   count: number,
   cache: string,
-  runs: Runs,
   say: (line: string) => void,
   keep = false,
-): Promise<EngineReport> {
-  const dataDir = join(cache, `freshfacts-${count}`);
+): Promise<Served> {
+  const { engine, databaseUrl } = target;
+  const dataDir = join(cache, `${engine}-${count}`);
   // A kept store is served again only if its build finished (the record is written last).
-  const built = join(cache, `freshfacts-${count}.ingest.json`);
-  const reuse = keep && existsSync(built) && existsSync(dataDir);
+  const built = join(cache, `${engine}-${count}.ingest.json`);
+  const reuse = keep && existsSync(built) && (databaseUrl !== '' || existsSync(dataDir));
   if (!reuse) {
     rmSync(built, { force: true });
     rmSync(dataDir, { recursive: true, force: true });
@@ -155,27 +191,31 @@ async function benchFreshfacts(
   const env = {
     ...process.env,
     FRESHFACTS_DATA_DIR: dataDir,
-    DATABASE_URL: '',
+    DATABASE_URL: databaseUrl,
     FRESHFACTS_SEED_FILE: '',
     FRESHFACTS_LOG_LEVEL: 'error',
     FRESHFACTS_SOURCES_WORKER: 'off',
+  };
+  const cleanup = () => {
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     let ingest: IngestResult;
     if (reuse) {
       ingest = JSON.parse(readFileSync(built, 'utf8')) as IngestResult;
-      say(`freshfacts: serving the kept store ${dataDir} (build figures from when it was made)`);
+      say(`${engine}: serving the kept store (build figures from when it was made)`);
     } else {
-      say(`freshfacts: ingesting ${count} facts into ${dataDir}`);
+      say(`${engine}: ingesting ${count} facts into ${databaseUrl ? 'the database' : dataDir}`);
       const spec: IngestSpec = { corpus, email: 'bench@freshfacts.invalid' };
       ingest = await jsonChild<IngestResult>(join(BENCH, 'ingest.js'), spec, env);
       if (keep) writeFileSync(built, JSON.stringify(ingest));
     }
     if (ingest.added !== count)
       throw new Error(
-        `ingest stored ${ingest.added} of ${count} facts (${ingest.rejected} rejected)`,
+        `${engine}: ingest stored ${ingest.added} of ${count} facts (${ingest.rejected} rejected); ` +
+          `a database must be empty before the bench loads it`,
       );
-    const diskBytes = directorySize(dataDir);
+    const diskBytes = databaseUrl ? ingest.databaseBytes : directorySize(dataDir);
     const port = await freePort();
     const started = performance.now();
     const server = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'freshfacts'), 'serve'], {
@@ -184,29 +224,66 @@ async function benchFreshfacts(
     });
     try {
       await ready(`http://127.0.0.1:${port}/readyz`, server);
-      const openSeconds = (performance.now() - started) / 1000;
-      say(`freshfacts: serving on ${port} after ${openSeconds.toFixed(1)} s; measuring`);
-      const url = `http://127.0.0.1:${port}/v1/search`;
-      const measured = await measure(url, ingest.key, runs);
-      return {
-        engine: 'freshfacts',
-        build: {
-          facts: count,
-          ingestSeconds: ingest.seconds,
-          factsPerSecond: count / ingest.seconds,
-          indexSeconds: ingest.indexSeconds,
-          diskBytes,
-          openSeconds,
-          peakRssBytes: { ingest: ingest.maxRssBytes, serve: peakRss(server.pid!) },
-        },
-        ...measured,
-      };
-    } finally {
+    } catch (err) {
       await stop(server);
+      throw err;
     }
-  } finally {
-    if (!keep) rmSync(dataDir, { recursive: true, force: true });
+    const openSeconds = (performance.now() - started) / 1000;
+    say(`${engine}: serving on ${port} after ${openSeconds.toFixed(1)} s`);
+    const build: EngineReport['build'] = {
+      facts: count,
+      ingestSeconds: ingest.seconds,
+      factsPerSecond: count / ingest.seconds,
+      indexSeconds: ingest.indexSeconds,
+      diskBytes,
+      openSeconds,
+      peakRssBytes: { ingest: ingest.maxRssBytes, serve: null },
+    };
+    return {
+      engine,
+      url: `http://127.0.0.1:${port}/v1/search`,
+      key: ingest.key,
+      build,
+      async stop() {
+        build.peakRssBytes.serve = peakRss(server.pid!);
+        await stop(server);
+        cleanup();
+      },
+    };
+  } catch (err) {
+    cleanup();
+    throw err;
   }
+}
+
+/**
+ * Quality, then each concurrency level for every server in turn, so that the stores
+ * are compared under the same load of the machine.
+ */
+async function measureInterleaved(
+  served: Served[],
+  runs: Runs,
+  say: (line: string) => void,
+): Promise<EngineReport[]> {
+  const reports = served.map((s) => ({
+    engine: s.engine,
+    build: s.build,
+    load: [] as LoadResult[],
+  }));
+  const qualities: Metrics[] = [];
+  for (const s of served) qualities.push(await quality(s.url, s.key, runs));
+  for (const [i, concurrency] of runs.levels.entries()) {
+    for (const [j, s] of served.entries()) {
+      say(`${s.engine}: ${runs.batches[i].length - WARMUP} requests at concurrency ${concurrency}`);
+      reports[j].load.push(
+        await loadChild(
+          { url: s.url, key: s.key, bodies: runs.batches[i], concurrency, warmup: WARMUP },
+          false,
+        ),
+      );
+    }
+  }
+  return reports.map((report, j) => ({ ...report, quality: qualities[j] }));
 }
 
 async function benchPeer(
@@ -253,20 +330,25 @@ async function benchPeer(
 
 /** Quality on the dev queries, then latency at each concurrency, from a load process. */
 async function measure(url: string, key: string | undefined, runs: Runs) {
-  const quality = await loadChild(
-    { url, key, bodies: runs.qualityBodies, concurrency: 1, warmup: 0 },
-    true,
-  );
-  const outcomes = (quality.bodies as { results: QueryOutcome['facts'] }[]).map((body) => ({
-    facts: body.results,
-  }));
   const load: LoadResult[] = [];
+  const metrics = await quality(url, key, runs);
   for (const [i, concurrency] of runs.levels.entries()) {
     load.push(
       await loadChild({ url, key, bodies: runs.batches[i], concurrency, warmup: WARMUP }, false),
     );
   }
-  return { quality: scoreQueries(runs.queries, outcomes).all, load };
+  return { quality: metrics, load };
+}
+
+async function quality(url: string, key: string | undefined, runs: Runs): Promise<Metrics> {
+  const answered = await loadChild(
+    { url, key, bodies: runs.qualityBodies, concurrency: 1, warmup: 0 },
+    true,
+  );
+  const outcomes = (answered.bodies as { results: QueryOutcome['facts'] }[]).map((body) => ({
+    facts: body.results,
+  }));
+  return scoreQueries(runs.queries, outcomes).all;
 }
 
 async function loadChild(spec: LoadSpec, bodies: boolean): Promise<LoadResult> {
@@ -447,20 +529,28 @@ function printTables(engines: EngineReport[], levels: number[]): void {
     ]);
   }
   console.log('\n' + table(quality));
-  if (engines.length === 2) {
-    const [ours, peer] = engines;
+  if (engines.length > 1) {
+    // Each other engine against the embedded store, measured in the same run.
+    const [ours, ...others] = engines;
     const ratio = (a: number, b: number) => (b ? (a / b).toFixed(2) : '-');
     const ratios: string[][] = [
-      ['peer ÷ freshfacts', ...levels.flatMap((c) => [`p50 c=${c}`, `req/s c=${c}`]), 'recall@10'],
+      [
+        '÷ freshfacts (embedded)',
+        ...levels.flatMap((c) => [`p50 c=${c}`, `p99 c=${c}`, `req/s c=${c}`]),
+        'recall@10',
+      ],
     ];
-    ratios.push([
-      '',
-      ...levels.flatMap((_, i) => [
-        ratio(peer.load[i].p50, ours.load[i].p50),
-        ratio(peer.load[i].perSecond, ours.load[i].perSecond),
-      ]),
-      ratio(peer.quality.recallAt10, ours.quality.recallAt10),
-    ]);
+    for (const other of others) {
+      ratios.push([
+        other.engine,
+        ...levels.flatMap((_, i) => [
+          ratio(other.load[i].p50, ours.load[i].p50),
+          ratio(other.load[i].p99, ours.load[i].p99),
+          ratio(other.load[i].perSecond, ours.load[i].perSecond),
+        ]),
+        ratio(other.quality.recallAt10, ours.quality.recallAt10),
+      ]);
+    }
     console.log('\n' + table(ratios));
   }
 }

@@ -1,4 +1,5 @@
 import { FactsRepository, StoredFact } from '../facts/facts.repository';
+import { SearchService } from '../search/search.service';
 import { UsageError, withContext } from './context';
 
 export async function showFact(id: string): Promise<number> {
@@ -45,4 +46,26 @@ export async function findFacts(text: string, options: { limit?: string }): Prom
 
 function line(fact: StoredFact): string {
   return `${fact.id}\t${fact.true_by ?? 'undated'}\t${fact.question}\t${fact.answer}`;
+}
+
+export interface ExplainOptions {
+  trueByMin?: string;
+  trueByMax?: string;
+  k: string;
+}
+
+/** Prints the plan the store runs a search with, as the service's own session runs it. */
+export async function explainSearch(question: string, options: ExplainOptions): Promise<number> {
+  const k = Number(options.k);
+  if (!Number.isInteger(k)) throw new UsageError(`--k must be an integer, got "${options.k}"`);
+  const plan = await withContext((context) =>
+    context.get(SearchService).explain({
+      query: question,
+      k,
+      true_by_min: options.trueByMin,
+      true_by_max: options.trueByMax,
+    }),
+  );
+  console.log(plan);
+  return 0;
 }

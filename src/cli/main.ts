@@ -17,7 +17,7 @@ import { ingestCommand } from './ingest.command';
 import { createKey, listKeys, revokeKey } from './keys.command';
 import { serveCommand } from './serve.command';
 import { McpOptions, mcpCommand } from './mcp.command';
-import { findFacts, showFact } from './facts.command';
+import { explainSearch, ExplainOptions, findFacts, showFact } from './facts.command';
 import {
   addSource,
   AddSourceOptions,
@@ -104,6 +104,11 @@ function program(): Command {
     )
     .option('--no-peer', 'leave out the peer engine (LanceDB)')
     .option(
+      '--database-url <url>',
+      'also serve the corpus from this PostgreSQL database (empty, or kept with --keep), measured interleaved with the embedded store',
+    )
+    .option('--no-embedded', 'with --database-url: leave out the embedded store')
+    .option(
       '--keep',
       "keep freshfacts' built store in the cache and serve it again next time (no new ingest)",
     )
@@ -149,6 +154,15 @@ function program(): Command {
     .option('--limit <n>', 'at most this many', '20')
     .action(async (words: string, options: { limit?: string }) =>
       exit(await findFacts(words, options)),
+    );
+  facts
+    .command('explain <question>')
+    .description("the database's plan of a search, with timings (EXPLAIN ANALYZE)")
+    .option('--true-by-min <date>', 'lower date bound')
+    .option('--true-by-max <date>', 'upper date bound')
+    .option('--k <n>', 'facts asked for', '20')
+    .action(async (question: string, options: ExplainOptions) =>
+      exit(await explainSearch(question, options)),
     );
   cli
     .command('db')

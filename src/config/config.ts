@@ -7,12 +7,23 @@ import type { SparqlSettings } from '../sources/sparql/sparql.client';
 export interface AppConfig {
   /** Unset: the embedded PGlite database in `dataDir`. */
   databaseUrl?: string;
+  /** PostgreSQL streaming replicas that may answer searches (DATABASE_REPLICA_URLS). */
+  replicaUrls: string[];
+  /** A replica further behind the primary than this is skipped. */
+  replicaMaxLagMs: number;
   dataDir: string;
   host: string;
   port: number;
   tlsCertFile?: string;
   tlsKeyFile?: string;
   dbPoolSize: number;
+  /** Each connection keeps its statements prepared (off behind PgBouncer before 1.21). */
+  dbPreparedStatements: boolean;
+  /**
+   * maintenance_work_mem, in MB, of the transaction that builds the search indexes;
+   * unset: sized from the facts to index (`indexBuildMemoryMb`).
+   */
+  indexMemoryMb?: number;
   /** Facts loaded into an empty database by `serve`; empty string disables it. */
   seedFile: string;
   embedder: 'static' | 'use-lite' | 'openai';
@@ -87,7 +98,29 @@ type Env = Record<string, string | undefined>;
 const UP = resolve(__dirname, '..', '..');
 /** The repository root, also when running from `dist/`. */
 export const PROJECT_ROOT = basename(UP) === 'dist' ? resolve(UP, '..') : UP;
-export const DEFAULT_SEED_FILE = resolve(PROJECT_ROOT, 'corpus', 'facts-dev.jsonl');
+
+/**
+ * The repository's folders that the installed service reads at run time, besides
+ * `package.json` and `node_modules`. Code reads them only through `projectPath`, so
+ * this list is complete; the container image copies each one (test/deploy).
+ */
+export const RUNTIME_FOLDERS = [
+  'bin',
+  'dist',
+  'corpus',
+  'models',
+  'presets',
+  'views',
+  'public',
+] as const;
+export type RuntimeFolder = (typeof RUNTIME_FOLDERS)[number];
+
+/** A path inside one of the `RUNTIME_FOLDERS`. */
+export function projectPath(folder: RuntimeFolder, ...parts: string[]): string {
+  return resolve(PROJECT_ROOT, folder, ...parts);
+}
+
+export const DEFAULT_SEED_FILE = projectPath('corpus', 'facts-dev.jsonl');
 
 export const CONFIG = Symbol('AppConfig');
 
@@ -101,12 +134,20 @@ export function loadConfig(env: Env = process.env): AppConfig {
   );
   const config: AppConfig = {
     databaseUrl: nonEmpty(env.DATABASE_URL),
+    replicaUrls: (env.DATABASE_REPLICA_URLS ?? '')
+      .split(',')
+      .map((url) => url.trim())
+      .filter(Boolean),
+    replicaMaxLagMs: integer(env, 'FRESHFACTS_REPLICA_MAX_LAG_MS', 5000, 0, 3_600_000),
     dataDir: resolve(env.FRESHFACTS_DATA_DIR || 'data'),
     host: env.FRESHFACTS_HOST || '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
     tlsCertFile: nonEmpty(env.FRESHFACTS_TLS_CERT),
     tlsKeyFile: nonEmpty(env.FRESHFACTS_TLS_KEY),
     dbPoolSize: integer(env, 'FRESHFACTS_DB_POOL_SIZE', 10, 1, 1000),
+    dbPreparedStatements:
+      oneOf(env, 'FRESHFACTS_DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on') === 'on',
+    indexMemoryMb: optionalInteger(env, 'FRESHFACTS_INDEX_MEMORY_MB', 1, 2_000_000),
     seedFile: env.FRESHFACTS_SEED_FILE ?? DEFAULT_SEED_FILE,
     embedder,
     staticModel: nonEmpty(env.FRESHFACTS_STATIC_MODEL),
@@ -130,6 +171,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mcpApiKey: nonEmpty(env.FRESHFACTS_API_KEY),
   };
   config.payments = paymentSettings(env, config.stripe);
+  if (config.replicaUrls.length && !config.databaseUrl) {
+    throw new ConfigError('DATABASE_REPLICA_URLS needs DATABASE_URL (the primary)');
+  }
+  for (const url of config.replicaUrls) {
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      throw new ConfigError(`DATABASE_REPLICA_URLS: not a postgres:// URL: "${url}"`);
+    }
+  }
   if (config.adminToken && config.adminToken.length < 24) {
     throw new ConfigError('FRESHFACTS_ADMIN_TOKEN must be at least 24 characters');
   }
@@ -294,6 +343,10 @@ function httpUrl(env: Env, name: string): string | undefined {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value && value.trim() ? value.trim() : undefined;
+}
+
+function optionalInteger(env: Env, name: string, min: number, max: number): number | undefined {
+  return nonEmpty(env[name]) === undefined ? undefined : integer(env, name, 0, min, max);
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

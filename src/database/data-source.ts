@@ -7,6 +7,8 @@ import { ENTITIES } from './entities';
 import { DataDirLock } from './data-dir-lock';
 import { DatabaseSetupError } from './errors';
 import { pgliteDriver } from './pglite-pool';
+import { PreparingClient } from './preparing-client';
+import { prepareServer, requirePgvector } from './server-setup';
 import { EmbeddedDb, PGliteThread } from './pglite-thread';
 
 export { DatabaseSetupError };
@@ -25,32 +27,29 @@ export const SESSION_SETTINGS: Record<string, string> = {
   // A date window's walk of the graph stops after this many facts; one that found none
   // of the window's is followed by a scan (`candidateSql` in facts.repository.ts).
   'hnsw.max_scan_tuples': '4000',
-};
-
-/**
- * The embedded session keeps its statements prepared (see pglite-thread.ts), and each
- * is planned once, for any values: planning cost 0.8 ms of a 1.7 ms key check and 2–3
- * ms of a search. The ranking statement is written so that its one good plan needs no
- * values (facts.repository.ts, `candidateSql`); PostgreSQL's default, a custom plan
- * for the first five runs and then the generic one if it looks no dearer, had picked
- * for date windows a plan that sorted the whole window (300 ms instead of 10).
- */
-const EMBEDDED_SETTINGS: Record<string, string> = {
-  ...SESSION_SETTINGS,
+  // Each statement is planned once, for any values: planning cost 0.8 ms of a 1.7 ms
+  // key check and 2–3 ms of a search. The ranking statement is written so that its one
+  // good plan needs no values (facts.repository.ts, `candidateSql`); PostgreSQL's
+  // default, custom plans from the values, picked for date windows a plan that sorted
+  // the whole window (300 ms instead of 10) and, on a server, cost estimates that
+  // crossed jit_above_cost.
   plan_cache_mode: 'force_generic_plan',
+  // Statements of a few milliseconds: compiling one took 50 ms of a 112 ms search.
+  jit: 'off',
+  // Parallel workers start in milliseconds and take the cores that concurrent searches
+  // need; no statement of the service reads enough rows to gain from them.
+  max_parallel_workers_per_gather: '0',
 };
-
-const PGVECTOR_HELP =
-  'The database has no pgvector extension. Install it on the server (Debian/Ubuntu: ' +
-  'apt install postgresql-<version>-pgvector; or run the pgvector/pgvector image, as ' +
-  'docker-compose.yml does), then start freshfacts again; it runs CREATE EXTENSION itself.';
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openDataSource(config: AppConfig): Promise<DataSource> {
+  if (config.databaseUrl) {
+    await prepareServer(config.databaseUrl, SESSION_SETTINGS, CONNECT_TIMEOUT_MS);
+  }
   const dataSource = new DataSource(await dataSourceOptions(config));
   await dataSource.initialize();
   try {
-    await requirePgvector(dataSource);
+    if (!config.databaseUrl) await requirePgvector((sql, params) => dataSource.query(sql, params));
     await migrate(dataSource);
   } catch (err) {
     await closeDataSource(dataSource);
@@ -73,16 +72,19 @@ const embeddedOf = new WeakMap<object, { pglite: EmbeddedDb; lock: DataDirLock }
 async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> {
   const common = { type: 'postgres' as const, entities: ENTITIES, migrations: MIGRATIONS };
   if (config.databaseUrl) {
-    const options = Object.entries(SESSION_SETTINGS)
-      .map(([name, value]) => `-c ${name}=${value}`)
-      .join(' ');
+    // The session settings are the role's defaults in this database (prepareServer),
+    // not a startup parameter, which PgBouncer refuses.
     return {
       ...common,
       url: config.databaseUrl,
       poolSize: config.dbPoolSize,
       // A request waits at most this long for a connection, then answers 503, rather
       // than hanging while the server is down; the pool reconnects by itself.
-      extra: { options, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
+      extra: {
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        keepAlive: true,
+        ...(config.dbPreparedStatements ? { Client: PreparingClient } : {}),
+      },
     };
   }
   const dir = join(config.dataDir, 'pglite');
@@ -90,7 +92,7 @@ async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> 
   const lock = DataDirLock.acquire(config.dataDir);
   try {
     const pglite = await PGliteThread.open(dir);
-    for (const [name, value] of Object.entries(EMBEDDED_SETTINGS)) {
+    for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
       await pglite.query(`SELECT set_config($1, $2, false)`, [name, value]);
     }
     const options = { ...common, driver: pgliteDriver(pglite) };
@@ -130,11 +132,4 @@ async function migrate(dataSource: DataSource): Promise<void> {
   } finally {
     await runner.release();
   }
-}
-
-async function requirePgvector(dataSource: DataSource): Promise<void> {
-  const rows: unknown[] = await dataSource.query(
-    `SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`,
-  );
-  if (rows.length === 0) throw new DatabaseSetupError(PGVECTOR_HELP);
 }

@@ -2,6 +2,7 @@ import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig, CONFIG } from '../config/config';
 import { closeDataSource, openDataSource } from './data-source';
+import { ReadReplicas } from './read-replicas';
 
 @Global()
 @Module({
@@ -11,8 +12,9 @@ import { closeDataSource, openDataSource } from './data-source';
       inject: [CONFIG],
       useFactory: (config: AppConfig) => openDataSource(config),
     },
+    ReadReplicas,
   ],
-  exports: [DataSource],
+  exports: [DataSource, ReadReplicas],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}

@@ -1,10 +1,9 @@
-import { resolve } from 'node:path';
-import { PROJECT_ROOT } from '../config/config';
+import { projectPath } from '../config/config';
 import { Embedder, EmbeddingError } from './embedder';
 import { StaticModel } from './static/static-model';
 
 /** The shipped static model; `models/README.md` says how it was made. */
-export const DEFAULT_STATIC_MODEL = resolve(PROJECT_ROOT, 'models', 'static-use-lite-128.bin');
+export const DEFAULT_STATIC_MODEL = projectPath('models', 'static-use-lite-128.bin');
 
 /**
  * The default encoder: a static model distilled from the Universal Sentence Encoder

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig, CONFIG } from '../config/config';
+import { ReadReplicas } from '../database/read-replicas';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { EMBEDDING_BITS_DDL } from '../../migrations/1764374400000-EmbeddingBits';
 import { FILL_FACT_MONTHS } from '../../migrations/1764460800000-FactMonths';
@@ -84,15 +85,35 @@ export class FactsRepository implements OnApplicationBootstrap {
 
   constructor(
     private readonly db: DataSource,
+    private readonly reads: ReadReplicas,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Inject(CONFIG) private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.checkEmbeddingModel === false) return;
+    await this.analyseNeverAnalysed();
     await this.adoptModel();
     await this.ensureSearchIndexes();
     await this.countMonths();
+  }
+
+  /**
+   * The planner reads a table never analysed as ten pages of rows: the one-row
+   * `corpus_stats` was taken for 1,110, which made a search's estimate cross
+   * jit_above_cost on a server. Stores made before `refreshStats` analysed every
+   * table the ranking statement reads are analysed once here.
+   */
+  private async analyseNeverAnalysed(): Promise<void> {
+    const rows = await this.db.query<{ name: string }[]>(
+      `SELECT relname AS name FROM pg_class
+       WHERE relname = ANY ($1::text[]) AND relkind = 'r' AND reltuples < 0
+         AND relnamespace = to_regnamespace(current_schema())`,
+      [STATS_TABLES],
+    );
+    if (rows.length) {
+      await this.db.query(`ANALYZE ${rows.map((row) => row.name).join(', ')}`);
+    }
   }
 
   private async countMonths(): Promise<void> {
@@ -192,6 +213,7 @@ export class FactsRepository implements OnApplicationBootstrap {
         `ALTER TABLE facts ALTER COLUMN embedding SET NOT NULL`,
       ]);
       await recordModel(tx, model, dimensions);
+      await this.giveBuildMemory(tx);
       await tx.query(`CREATE INDEX ${HNSW_INDEX}`);
       return total;
     });
@@ -215,16 +237,32 @@ export class FactsRepository implements OnApplicationBootstrap {
 
   async ensureSearchIndexes(): Promise<void> {
     await this.db.transaction(async (tx) => {
-      // The HNSW graph of a million 128-d vectors takes about 1.05 GB while it is
-      // built; with PGlite's default 64 MB it spills to a build many times slower. A
-      // server keeps the operator's own setting.
-      if (!this.config.databaseUrl) await tx.query(`SET LOCAL maintenance_work_mem = '1200MB'`);
+      const [{ missing }] = await tx.query<{ missing: boolean }[]>(
+        `SELECT to_regclass('facts_embedding_idx') IS NULL
+             OR to_regclass('fact_terms_term_idx') IS NULL AS missing`,
+      );
+      if (!missing) return;
+      await this.giveBuildMemory(tx);
       await tx.query(
         `CREATE INDEX IF NOT EXISTS fact_terms_term_idx ON fact_terms (term)
          INCLUDE (fact_id, true_by, in_question)`,
       );
       await tx.query(`CREATE INDEX IF NOT EXISTS ${HNSW_INDEX}`);
     });
+  }
+
+  /**
+   * The HNSW graph is built in memory; once it outgrows maintenance_work_mem the build
+   * goes on on disk, several times slower (a 100k-fact rebuild on a server: 25.5 s at
+   * PostgreSQL's default 64 MB, 10.7 s in memory). The build's own transaction gets
+   * what its facts need, not every session.
+   */
+  private async giveBuildMemory(tx: EntityManager): Promise<void> {
+    const [{ n }] = await tx.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM facts`);
+    const mb =
+      this.config.indexMemoryMb ??
+      indexBuildMemoryMb(n, this.embedder.dimensions, !this.config.databaseUrl);
+    await tx.query(`SET LOCAL maintenance_work_mem = '${Math.round(mb)}MB'`);
   }
 
   async dropSearchIndexes(): Promise<void> {
@@ -373,9 +411,12 @@ export class FactsRepository implements OnApplicationBootstrap {
       await tx.query(FILL_FACT_MONTHS);
     });
     // The term and day indexes answer from the index alone only for pages VACUUM has
-    // marked all-visible (PGlite runs no autovacuum); ANALYZE gives the planner sizes.
+    // marked all-visible (PGlite runs no autovacuum); ANALYZE gives the planner the
+    // sizes of every table the ranking statement reads, the small ones too (a server's
+    // autovacuum would analyse the one-row corpus_stats only after 50 updates).
     await this.db.query(`VACUUM ANALYZE fact_terms`);
     await this.db.query(`VACUUM ANALYZE facts`);
+    await this.db.query(`ANALYZE lexeme_stats, corpus_stats, fact_months`);
     await this.countMonths();
   }
 
@@ -386,6 +427,45 @@ export class FactsRepository implements OnApplicationBootstrap {
    * order, and `k`. When no fact matches closely, the `k` nearest are returned.
    */
   async search(search: FactSearch, ranking: Ranking): Promise<ScoredFact[]> {
+    const [sql, params] = this.rankingSql(search, ranking);
+    // A search may be answered by a streaming replica (DATABASE_REPLICA_URLS).
+    const rows = await this.reads.query<ScoredFact[]>(sql, params);
+    return rows.map((row) => ({ ...row, score: Number(row.score) }));
+  }
+
+  /**
+   * The plan PostgreSQL runs `search` with, as EXPLAIN ANALYZE prints it: the statement
+   * prepared and executed as a session of the service runs it (a generic plan, with
+   * the session settings), so that the plans of both stores can be read and compared.
+   */
+  async explain(search: FactSearch, ranking: Ranking): Promise<string> {
+    const [sql, params] = this.rankingSql(search, ranking);
+    const runner = this.db.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query(`PREPARE freshfacts_explain AS ${sql}`);
+      try {
+        // EXECUTE takes no bound parameters: its arguments go in as literals.
+        const [{ execute }] = (await runner.query(
+          `SELECT format('EXECUTE freshfacts_explain(%s)', string_agg(quote_literal(v), ', '))
+             AS execute FROM unnest($1::text[]) v`,
+          [params.map((p) => (Array.isArray(p) ? `{${p.join(',')}}` : String(p)))],
+        )) as { execute: string }[];
+        const plan = (await runner.query(`EXPLAIN (ANALYZE, SUMMARY) ${execute}`)) as Record<
+          string,
+          string
+        >[];
+        return plan.map((row) => Object.values(row)[0]).join('\n');
+      } finally {
+        await runner.query(`DEALLOCATE freshfacts_explain`);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** The whole ranking statement of `search` and its parameters. */
+  private rankingSql(search: FactSearch, ranking: Ranking): [string, unknown[]] {
     const order = search.timeline
       ? `day DESC NULLS LAST, score DESC`
       : `score DESC, day DESC NULLS LAST`;
@@ -398,7 +478,7 @@ export class FactsRepository implements OnApplicationBootstrap {
       float(ranking.relativeThreshold),
       float(ranking.lexicalShare),
     ];
-    const rows = await this.db.query<ScoredFact[]>(
+    return [
       `${sql},
       fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored),
       cut AS (
@@ -420,8 +500,7 @@ export class FactsRepository implements OnApplicationBootstrap {
       SELECT question, answer, true_by, sources, score FROM picked
       ORDER BY ${order}, id LIMIT ${k}`,
       params,
-    );
-    return rows.map((row) => ({ ...row, score: Number(row.score) }));
+    ];
   }
 
   /** How the semantic side reaches a search's date window (see `candidateSql`). */
@@ -597,6 +676,20 @@ function float(value: number): string {
 function quantise(vector: Float32Array): number[] {
   return Array.from(vector, (x) => Math.round(x * 1e6));
 }
+
+/**
+ * Memory in MB that building the search indexes of `facts` vectors of `dimensions`
+ * needs: pgvector's graph takes the vector and about 800 bytes of neighbour lists and
+ * bookkeeping per fact (it spilled after 52,703 128-d facts at 64 MB), plus a quarter
+ * for the term index's sort. PGlite's memory is capped at 2 GiB.
+ */
+export function indexBuildMemoryMb(facts: number, dimensions: number, embedded: boolean): number {
+  const mb = Math.ceil((facts * (4 * dimensions + 800) * 1.25) / 2 ** 20);
+  return Math.min(Math.max(mb, 64), embedded ? 1200 : Infinity);
+}
+
+/** The tables the ranking statement reads (and `fact_months`, which sizes its windows). */
+const STATS_TABLES = ['facts', 'fact_terms', 'lexeme_stats', 'corpus_stats', 'fact_months'];
 
 const RECORD = `r(question text, answer text, true_by text, sources jsonb, dedup_key text,
   embedding text, search_question text, search_answer text)`;

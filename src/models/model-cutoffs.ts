@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { PROJECT_ROOT } from '../config/config';
+import { projectPath } from '../config/config';
 import { candidateIds } from './model-ids';
 
 export interface ModelCutoff {
@@ -11,7 +10,7 @@ export interface ModelCutoff {
   reliable_knowledge_cutoff?: string;
 }
 
-export const CUTOFFS_FILE = join(PROJECT_ROOT, 'corpus', 'model-cutoffs.json');
+export const CUTOFFS_FILE = projectPath('corpus', 'model-cutoffs.json');
 
 /**
  * Model id → training cutoff, from the shipped table (corpus/model-cutoffs.json),

@@ -5,7 +5,7 @@ import { EMBEDDER, Embedder, EmbeddingError } from '../embeddings/embedder';
 import { ProblemError } from '../common/problem';
 import { nextDay, parseInstant, utcDay } from '../common/dates';
 import { FactDto } from '../facts/fact.dto';
-import { FactsRepository } from '../facts/facts.repository';
+import { FactSearch, FactsRepository } from '../facts/facts.repository';
 import { ModelCutoffs } from '../models/model-cutoffs';
 import { Ranking, rankingFor } from '../facts/ranking';
 
@@ -50,23 +50,7 @@ export class SearchService {
   ): Promise<FactAnswer> {
     this.metrics.searches.inc();
     const model = request.model_id ? this.cutoffs.lookup(request.model_id) : undefined;
-    const min = parseInstant(request.true_by_min);
-    const max = parseInstant(request.true_by_max);
-    const [vector] = await this.queryEmbedder.embed([request.query]).catch((err: unknown) => {
-      throw err instanceof EmbeddingError ? new EmbedderUnavailableError(err.message) : err;
-    });
-    const rows = await this.facts.search(
-      {
-        query: request.query,
-        vector,
-        k: clampK(request.k),
-        timeline: request.timeline ?? true,
-        // An explicit lower bound replaces the model floor; the floor excludes the cutoff day.
-        minDay: min ? utcDay(min) : model ? nextDay(model.cutoff) : undefined,
-        maxDay: max ? utcDay(max) : undefined,
-      },
-      ranking,
-    );
+    const rows = await this.facts.search(await this.factSearch(request, model), ranking);
     return {
       scores: rows.map((row) => row.score),
       facts: rows.map(({ question, answer, true_by, sources }) => ({
@@ -76,6 +60,33 @@ export class SearchService {
         sources,
       })),
       modelCutoff: request.model_id ? (model?.cutoff ?? 'unknown') : undefined,
+    };
+  }
+
+  /** The store's plan of the ranking statement for `request` (`facts explain`). */
+  async explain(request: FactQuery): Promise<string> {
+    const model = request.model_id ? this.cutoffs.lookup(request.model_id) : undefined;
+    const ranking = rankingFor(this.queryEmbedder.model);
+    return this.facts.explain(await this.factSearch(request, model), ranking);
+  }
+
+  private async factSearch(
+    request: FactQuery,
+    model: { cutoff: string } | undefined,
+  ): Promise<FactSearch> {
+    const min = parseInstant(request.true_by_min);
+    const max = parseInstant(request.true_by_max);
+    const [vector] = await this.queryEmbedder.embed([request.query]).catch((err: unknown) => {
+      throw err instanceof EmbeddingError ? new EmbedderUnavailableError(err.message) : err;
+    });
+    return {
+      query: request.query,
+      vector,
+      k: clampK(request.k),
+      timeline: request.timeline ?? true,
+      // An explicit lower bound replaces the model floor; the floor excludes the cutoff day.
+      minDay: min ? utcDay(min) : model ? nextDay(model.cutoff) : undefined,
+      maxDay: max ? utcDay(max) : undefined,
     };
   }
 }

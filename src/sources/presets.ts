@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { PROJECT_ROOT } from '../config/config';
+import { basename, join } from 'node:path';
+import { projectPath } from '../config/config';
 import { SourceInputError } from './source-input';
 
 /** The shipped source lists; each file's comment header says what it asks. */
-export const PRESETS_DIR = resolve(PROJECT_ROOT, 'presets');
+export const PRESETS_DIR = projectPath('presets');
 export const PRESET_NAMES = ['wikidata', 'news'] as const;
 
 export type Preset =

@@ -105,9 +105,28 @@ describe('settings', () => {
       },
       /at least 32 bytes/,
     ],
+    [
+      { DATABASE_REPLICA_URLS: 'postgres://replica/db' },
+      /DATABASE_REPLICA_URLS needs DATABASE_URL/,
+    ],
+    [
+      { DATABASE_URL: 'postgres://primary/db', DATABASE_REPLICA_URLS: 'replica:5432' },
+      /not a postgres:\/\/ URL: "replica:5432"/,
+    ],
+    [{ FRESHFACTS_INDEX_MEMORY_MB: '0' }, /FRESHFACTS_INDEX_MEMORY_MB must be an integer/],
   ])('refuses %j with a message naming the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads the replicas as a comma-separated list', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://primary/db',
+      DATABASE_REPLICA_URLS: ' postgres://r1/db, postgres://r2/db ,',
+    });
+    expect(config.replicaUrls).toEqual(['postgres://r1/db', 'postgres://r2/db']);
+    expect(config.replicaMaxLagMs).toBe(5000);
+    expect(loadConfig({}).indexMemoryMb).toBeUndefined();
   });
 
   it('marks cookies Secure when browsers reach the service over HTTPS', () => {

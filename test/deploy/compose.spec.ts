@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { SESSION_SETTINGS } from '../../src/database/data-source';
+import { RUNTIME_FOLDERS } from '../../src/config/config';
 
 // No Docker engine runs on the development machines, so the deployment files are
 // checked by reading them: valid YAML, and the fields a deployment depends on.
@@ -23,9 +23,6 @@ describe('docker-compose.yml', () => {
 
   it('runs PostgreSQL with pgvector, kept in a volume, healthy before anything starts', () => {
     expect(db.image).toMatch(/^pgvector\/pgvector:pg1[5-9]$/);
-    for (const [name, value] of Object.entries(SESSION_SETTINGS)) {
-      expect(db.command).toContain(`${name}=${value}`);
-    }
     expect(db.healthcheck?.test.join(' ')).toContain('pg_isready');
     expect(Object.keys(compose.volumes)).toContain('pgdata');
   });
@@ -66,7 +63,7 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/RUN npm run build/);
     expect(dockerfile).toMatch(/npm ci --omit=dev/);
     expect(dockerfile).toMatch(/^USER node$/m);
-    for (const dir of ['dist', 'bin', 'corpus', 'views', 'public']) {
+    for (const dir of RUNTIME_FOLDERS) {
       expect(dockerfile).toMatch(new RegExp(`^COPY (--from=build /app/)?${dir} \\./${dir}$`, 'm'));
     }
   });

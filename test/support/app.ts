@@ -32,7 +32,7 @@ export async function startApp(
     FRESHFACTS_DATA_DIR: dir,
     FRESHFACTS_SEED_FILE: '',
     FRESHFACTS_LOG_LEVEL: process.env.FRESHFACTS_TEST_LOG ?? 'error',
-    ...(wire ? { DATABASE_URL: wire.url, FRESHFACTS_DB_POOL_SIZE: '4' } : {}),
+    ...(wire ? { DATABASE_URL: wire.url, FRESHFACTS_DB_POOL_SIZE: '4', ...SHARED_SESSION } : {}),
     ...options.env,
   });
   const app = await createApp(config);
@@ -52,6 +52,12 @@ export async function startApp(
     },
   };
 }
+
+/**
+ * The wire-served PGlite has one session for all its clients, like PgBouncer in
+ * transaction mode: statements prepared by name on one connection would collide there.
+ */
+const SHARED_SESSION = { FRESHFACTS_DB_PREPARED_STATEMENTS: 'off' };
 
 /** A PostgreSQL-protocol server backed by PGlite, configured as a real server would be. */
 export async function startWireServer(
@@ -80,6 +86,7 @@ export async function startReplica(
   const app = await createApp(
     loadConfig({
       DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      ...SHARED_SESSION,
       FRESHFACTS_DATA_DIR: dataDir,
       FRESHFACTS_SEED_FILE: '',
       FRESHFACTS_LOG_LEVEL: process.env.FRESHFACTS_TEST_LOG ?? 'error',

@@ -33,3 +33,52 @@ export async function postgresSchema(
     },
   };
 }
+
+/**
+ * Whether the machine's PostgreSQL has the pgvector package (a fresh machine has not;
+ * the stories that need it then say so and pass).
+ */
+export async function hasPgvector(): Promise<boolean> {
+  const probe = new DataSource({ type: 'postgres', url: POSTGRES_URL });
+  await probe.initialize();
+  try {
+    const rows = await probe.query<unknown[]>(
+      `SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`,
+    );
+    return rows.length > 0;
+  } finally {
+    await probe.destroy();
+  }
+}
+
+/** A new empty database on the machine's PostgreSQL, reached as `role` (default: the admin). */
+export async function freshDatabase(
+  name: string,
+  owner?: string,
+): Promise<{
+  name: string;
+  url: (role?: string) => string;
+  admin: DataSource;
+  drop: () => Promise<void>;
+}> {
+  const db = `ff_${name}_${randomBytes(4).toString('hex')}`;
+  const setup = await new DataSource({ type: 'postgres', url: POSTGRES_URL }).initialize();
+  await setup.query(`CREATE DATABASE ${db}${owner ? ` OWNER ${owner}` : ''}`);
+  const url = (role?: string) => {
+    const u = new URL(POSTGRES_URL);
+    u.pathname = `/${db}`;
+    if (role) u.username = role;
+    return u.toString();
+  };
+  const admin = await new DataSource({ type: 'postgres', url: url() }).initialize();
+  return {
+    name: db,
+    url,
+    admin,
+    drop: async () => {
+      await admin.destroy();
+      await setup.query(`DROP DATABASE ${db} WITH (FORCE)`);
+      await setup.destroy();
+    },
+  };
+}
