@@ -21,7 +21,7 @@ export class SourceKindStatusDto implements SourceKindStatus {
 }
 
 export class CorpusStatusDto implements CorpusStatus {
-  @ApiProperty({ example: 5647, description: 'Facts in the store, dated or not.' })
+  @ApiProperty({ example: 6226, description: 'Facts in the store, dated or not.' })
   facts!: number;
 
   @ApiProperty({

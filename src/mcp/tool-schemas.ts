@@ -21,6 +21,8 @@ type RuleSchema = ReturnType<typeof targetConstructorToSchema>;
 const CUSTOM: Record<string, RuleSchema> = {
   isInstant: { type: 'string' },
   isCalendarDay: { type: 'string', format: 'date' },
+  // Any integer: sizes out of range are clamped, never refused.
+  isCount: { type: 'integer' },
   // A rule between two fields that JSON Schema cannot state; the validator still applies it.
   isAfterField: {},
 };

@@ -63,14 +63,7 @@ export class Fetcher {
       await response.body?.cancel();
       return { status: 'not-modified' };
     }
-    return {
-      status: 'ok',
-      url: response.url || url,
-      body: await this.read(response),
-      contentType: response.headers.get('content-type') ?? '',
-      etag: response.headers.get('etag'),
-      lastModified: response.headers.get('last-modified'),
-    };
+    return this.fetched(response, url);
   }
 
   /**
@@ -82,7 +75,11 @@ export class Fetcher {
     form: URLSearchParams,
     accept: string,
   ): Promise<Fetched & { status: 'ok' }> {
-    const response = await this.attempt(url, { accept }, form);
+    return this.fetched(await this.attempt(url, { accept }, form), url);
+  }
+
+  /** A successful response, its body read within the cap. */
+  private async fetched(response: Response, url: string): Promise<Fetched & { status: 'ok' }> {
     return {
       status: 'ok',
       url: response.url || url,

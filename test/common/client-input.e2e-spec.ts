@@ -2,6 +2,7 @@ import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA, fact } from '../support/corpus';
 import { DashboardClient } from '../support/dashboard';
+import { captureStdout } from '../support/stdout';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 
@@ -16,16 +17,9 @@ const MAYORS = Array.from({ length: 40 }, (_, i) =>
  */
 describe('client input that once crashed a request', () => {
   let t: TestApp;
-  const logged: string[] = [];
+  let logged: string[] = [];
   beforeAll(async () => {
-    const write = process.stdout.write.bind(process.stdout) as (
-      c: unknown,
-      ...r: unknown[]
-    ) => boolean;
-    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown, ...rest: unknown[]) => {
-      logged.push(String(chunk));
-      return write(chunk, ...rest);
-    });
+    logged = captureStdout();
     t = await startApp({
       facts: [...CATANIA, ...MAYORS],
       env: {

@@ -4,21 +4,15 @@ import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA } from '../support/corpus';
 import { exchange, problemOf } from '../support/raw-http';
+import { captureStdout } from '../support/stdout';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 
 describe('request bodies on the wire', () => {
   let t: TestApp;
-  const logged: string[] = [];
+  let logged: string[] = [];
   beforeAll(async () => {
-    const write = process.stdout.write.bind(process.stdout) as (
-      c: unknown,
-      ...r: unknown[]
-    ) => boolean;
-    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown, ...rest: unknown[]) => {
-      logged.push(String(chunk));
-      return write(chunk, ...rest);
-    });
+    logged = captureStdout();
     t = await startApp({
       facts: CATANIA,
       env: { FRESHFACTS_ADMIN_TOKEN: ADMIN_TOKEN, FRESHFACTS_LOG_LEVEL: 'debug' },

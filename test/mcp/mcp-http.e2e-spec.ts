@@ -200,13 +200,14 @@ describe('MCP over Streamable HTTP at POST /mcp', () => {
         sources: [
           { kind: 'feed', sources: 0, last_success_at: null },
           { kind: 'page', sources: 0, last_success_at: null },
+          { kind: 'sparql', sources: 0, last_success_at: null },
           { kind: 'wikidata', sources: 0, last_success_at: null },
         ],
       });
       expect(text(result)).toBe(
         '9 facts; the newest is dated 2023-08-23.\n' +
           'Sources: feed 0 (last success never), page 0 (last success never), ' +
-          'wikidata 0 (last success never).',
+          'sparql 0 (last success never), wikidata 0 (last success never).',
       );
       expect(
         await t.app
