@@ -64,6 +64,8 @@ export interface ScoredFact {
   true_by: string | null;
   sources: string[];
   score: number;
+  /** Whether it matched closely; false for the nearest facts returned when none did. */
+  close: boolean;
 }
 
 /** No date window; a window scanned through the day index; one walked through the graph. */
@@ -492,12 +494,12 @@ export class FactsRepository implements OnApplicationBootstrap {
         ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${k}
       ),
       picked AS (
-        SELECT * FROM close
+        SELECT *, true AS close FROM close
         UNION ALL
-        (SELECT f.* FROM fused f WHERE NOT EXISTS (SELECT FROM close)
+        (SELECT f.*, false FROM fused f WHERE NOT EXISTS (SELECT FROM close)
          ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${k})
       )
-      SELECT question, answer, true_by, sources, score FROM picked
+      SELECT question, answer, true_by, sources, score, close FROM picked
       ORDER BY ${order}, id LIMIT ${k}`,
       params,
     ];

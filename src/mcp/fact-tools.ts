@@ -21,12 +21,19 @@ import { dtoSchema, listSchema } from './tool-schemas';
  */
 export type ToolAccess = { authorization: string | undefined; response: Response } | 'local';
 
-const MODEL_CUTOFF = {
+const ANSWER_FIELDS = {
   model_cutoff: {
     type: 'string',
     description:
       'The training cutoff of model_id that set the date floor, or "unknown" (then no floor ' +
       'applied); absent without model_id.',
+  },
+  match: {
+    type: 'string',
+    enum: ['close', 'nearest'],
+    description:
+      '"close" when the facts match the question; "nearest" when none did and the nearest ' +
+      'facts were returned instead: then treat them as possibly unrelated.',
   },
 };
 
@@ -62,7 +69,7 @@ const FACT_TOOLS: FactTool[] = [
       title: 'Search fresh facts',
       description: SEARCH_DESCRIPTION,
       inputSchema: dtoSchema(SearchRequestDto),
-      outputSchema: listSchema('results', FactDto, MODEL_CUTOFF),
+      outputSchema: listSchema('results', FactDto, ANSWER_FIELDS),
       annotations: READ_ONLY,
     },
   },
@@ -74,7 +81,7 @@ const FACT_TOOLS: FactTool[] = [
       title: 'Research fresh facts',
       description: RESEARCH_DESCRIPTION,
       inputSchema: dtoSchema(ResearchRequestDto),
-      outputSchema: listSchema('research_guidance', FactDto, MODEL_CUTOFF),
+      outputSchema: listSchema('research_guidance', FactDto, ANSWER_FIELDS),
       annotations: READ_ONLY,
     },
   },
@@ -184,6 +191,7 @@ export class FactTools {
 function factsResult(tool: FactTool, answer: FactAnswer): CallToolResult {
   const structured: Record<string, unknown> = { [tool.key]: answer.facts };
   if (answer.modelCutoff) structured.model_cutoff = answer.modelCutoff;
+  structured.match = answer.match;
   return {
     structuredContent: structured,
     content: [{ type: 'text', text: answerText(answer) }],

@@ -13,7 +13,11 @@ export function answerText(answer: FactAnswer): string {
 }
 
 function heading(answer: FactAnswer): string {
-  const count = answer.facts.length === 1 ? '1 fact' : `${answer.facts.length} facts`;
+  const count =
+    (answer.facts.length === 1 ? '1 fact' : `${answer.facts.length} facts`) +
+    (answer.match === 'nearest' && answer.facts.length > 0
+      ? ', none matching the question closely: only the nearest, possibly unrelated'
+      : '');
   if (answer.modelCutoff === 'unknown') {
     return `${count}. The model_id is not in the cutoff table (GET /v1/models), so no date floor applied:`;
   }

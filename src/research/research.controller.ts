@@ -4,8 +4,8 @@ import type { Response } from 'express';
 import { ApiKeyGuard, CallerAccount } from '../auth/api-key.guard';
 import { Caller, QuotaService } from '../billing/quota.service';
 import { ResearchRequestDto } from '../search/search-request.dto';
-import { ResearchResponseDto } from '../search/search-response.dto';
-import { setCutoffHeader } from '../search/search.controller';
+import { ANSWER_HEADERS, ResearchResponseDto } from '../search/search-response.dto';
+import { setAnswerHeaders } from '../search/search.controller';
 import { SearchService } from '../search/search.service';
 
 @ApiTags('research')
@@ -21,7 +21,7 @@ export class ResearchController {
   /** The older endpoint: the same engine, no date window, `research_guidance` key. */
   @Post()
   @HttpCode(200)
-  @ApiOkResponse({ type: ResearchResponseDto })
+  @ApiOkResponse({ type: ResearchResponseDto, headers: ANSWER_HEADERS })
   @ApiResponse({ status: 401, description: 'Missing, invalid or revoked API key.' })
   @ApiResponse({ status: 402, description: 'The monthly free-tier limit is reached.' })
   @ApiResponse({ status: 422, description: 'Invalid body (problem+json with errors).' })
@@ -31,7 +31,7 @@ export class ResearchController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<ResearchResponseDto> {
     const answer = await this.quota.metered(caller, res, () => this.search.find(body));
-    setCutoffHeader(res, answer);
+    setAnswerHeaders(res, answer);
     return { research_guidance: answer.facts };
   }
 }

@@ -17,7 +17,7 @@ export const MAX_QUERY = 2000;
 export class ResearchRequestDto implements ResearchRequest {
   @ApiProperty({
     description: 'One focused question about one topic.',
-    example: 'Who is the head coach of the team Calcio Catania?',
+    example: 'Who was the head coach of the team Helsingin Jalkapalloklubi?',
     maxLength: MAX_QUERY,
   })
   @IsString()

@@ -5,7 +5,12 @@ import { ApiKeyGuard, KeyOrPayment, PayingCaller, PaymentAccepted } from '../aut
 import { PaymentService } from '../billing/payments/payment.service';
 import { Caller, QuotaService } from '../billing/quota.service';
 import { SearchRequestDto } from './search-request.dto';
-import { MODEL_CUTOFF_HEADER, SearchResponseDto } from './search-response.dto';
+import {
+  ANSWER_HEADERS,
+  MATCH_HEADER,
+  MODEL_CUTOFF_HEADER,
+  SearchResponseDto,
+} from './search-response.dto';
 import { FactAnswer, SearchService } from './search.service';
 
 @ApiTags('search')
@@ -30,7 +35,7 @@ export class SearchController {
       'Pay per call without a key: "Payment <base64url JSON>" answering a 402 challenge ' +
       '(HTTP Payment scheme). Sent without Authorization.',
   })
-  @ApiOkResponse({ type: SearchResponseDto })
+  @ApiOkResponse({ type: SearchResponseDto, headers: ANSWER_HEADERS })
   @ApiResponse({ status: 401, description: 'Invalid or revoked API key.' })
   @ApiResponse({
     status: 402,
@@ -49,11 +54,13 @@ export class SearchController {
       'payment' in caller
         ? await this.payments.settled(caller.payment, res, find)
         : await this.quota.metered(caller, res, find);
-    setCutoffHeader(res, answer);
+    setAnswerHeaders(res, answer);
     return { results: answer.facts };
   }
 }
 
-export function setCutoffHeader(res: Response, answer: FactAnswer): void {
+/** What a caller should know about the answer besides the facts, as response headers. */
+export function setAnswerHeaders(res: Response, answer: FactAnswer): void {
   if (answer.modelCutoff) res.setHeader(MODEL_CUTOFF_HEADER, answer.modelCutoff);
+  res.setHeader(MATCH_HEADER, answer.match);
 }

@@ -28,7 +28,14 @@ export interface FactAnswer {
   scores: number[];
   /** The model's cutoff day, `unknown`, or undefined when no model_id was sent. */
   modelCutoff?: string;
+  /**
+   * `close` when the facts match the question closely; `nearest` when none did and the
+   * nearest were returned instead (or no fact satisfies the date bounds at all).
+   */
+  match: Match;
 }
+
+export type Match = 'close' | 'nearest';
 
 /** The engine behind both endpoints: bounds from the request, ranking in the store. */
 @Injectable()
@@ -60,6 +67,7 @@ export class SearchService {
         sources,
       })),
       modelCutoff: request.model_id ? (model?.cutoff ?? 'unknown') : undefined,
+      match: rows.length > 0 && rows[0].close ? 'close' : 'nearest',
     };
   }
 

@@ -95,7 +95,7 @@ describe('MCP over Streamable HTTP at POST /mcp', () => {
       .send({ query: QUESTION, k: 10 })
       .expect(200);
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ results: endpoint.body.results });
+    expect(result.structuredContent).toEqual({ results: endpoint.body.results, match: 'close' });
     expect(text(result).split('\n')).toEqual([
       '3 facts:',
       `- 2011-01-01: Vincenzo Montella (${CATANIA[2].question}) ${CATANIA[2].sources[0]}`,
@@ -104,12 +104,23 @@ describe('MCP over Streamable HTTP at POST /mcp', () => {
     ]);
   });
 
+  it('tells the model when the facts are only the nearest, not a match', async () => {
+    const result = (await agent.callTool({
+      name: 'search_facts',
+      arguments: { query: 'How do I bake sourdough bread at home?' },
+    })) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ match: 'nearest' });
+    expect(text(result).split('\n')[0]).toMatch(
+      /^\d+ facts, none matching the question closely: only the nearest, possibly unrelated:$/,
+    );
+  });
+
   it('applies model_id and the date window, and says which cutoff it used', async () => {
     const windowed = (await agent.callTool({
       name: 'search_facts',
       arguments: { query: QUESTION, true_by_min: '2007-01-01', true_by_max: '2009-06-30' },
     })) as CallToolResult;
-    expect(windowed.structuredContent).toEqual({ results: [CATANIA[1]] });
+    expect(windowed.structuredContent).toEqual({ results: [CATANIA[1]], match: 'close' });
     const unknown = (await agent.callTool({
       name: 'search_facts',
       arguments: { query: QUESTION, model_id: 'nobody/no-such-model' },

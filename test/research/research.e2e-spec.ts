@@ -28,6 +28,9 @@ describe('POST /api/research', () => {
       .send({ query: 'Who is the head coach of Calcio Catania?' })
       .expect(200);
     expect(res.body.research_guidance).toEqual(search.body.results);
+    expect(res.headers['freshfacts-match']).toBe('close');
+    const offTopic = await research({ query: 'How do I bake sourdough bread at home?' });
+    expect(offTopic.headers['freshfacts-match']).toBe('nearest');
   });
 
   it('ignores true_by_min and true_by_max, which are not its parameters', async () => {

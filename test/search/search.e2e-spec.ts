@@ -172,9 +172,12 @@ describe('POST /v1/search', () => {
     expect(integralFloat.body.results).toHaveLength(20);
   });
 
-  it('returns the nearest facts for an off-topic question instead of nothing', async () => {
+  it('returns the nearest facts for an off-topic question instead of nothing, and says so', async () => {
     const res = await search({ query: 'How do I bake sourdough bread at home?' }).expect(200);
     expect(res.body.results.length).toBeGreaterThan(0);
+    expect(res.headers['freshfacts-match']).toBe('nearest');
+    const close = await search({ query: 'Who is the head coach of Calcio Catania?' }).expect(200);
+    expect(close.headers['freshfacts-match']).toBe('close');
   });
 
   it('returns nothing, not the future, when no fact lies in the window', async () => {
@@ -183,6 +186,7 @@ describe('POST /v1/search', () => {
       true_by_min: '2090-01-01',
     }).expect(200);
     expect(res.body.results).toEqual([]);
+    expect(res.headers['freshfacts-match']).toBe('nearest');
   });
 
   it('ignores unknown fields', async () => {

@@ -35,6 +35,14 @@ describe('the shipped corpus', () => {
     },
   );
 
+  it('finds a close match for the question Swagger shows as the example', async () => {
+    const docs = await request(t.url).get('/docs-json').expect(200);
+    const example = docs.body.components.schemas.SearchRequestDto.properties.query.example;
+    const response = await search({ query: example });
+    expect(response.headers['freshfacts-match']).toBe('close');
+    expect(response.body.results.length).toBeGreaterThan(0);
+  });
+
   it('holds 6,226 facts up to 2026-07-03', async () => {
     const response = await request(t.url).get('/v1/corpus').set('Authorization', `Bearer ${t.key}`);
     expect(response.status).toBe(200);
