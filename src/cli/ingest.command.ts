@@ -44,7 +44,9 @@ function report(file: string, summary: IngestSummary): void {
     );
     return;
   }
+  const dropped = summary.droppedSources;
   console.log(
-    `added ${summary.added}, merged ${summary.merged}, rejected ${summary.rejected.length}`,
+    `added ${summary.added}, merged ${summary.merged}, rejected ${summary.rejected.length}` +
+      (dropped ? `; dropped ${dropped} malformed source URL${dropped === 1 ? '' : 's'}` : ''),
   );
 }

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
-import { FactDto } from './fact.dto';
+import { isURL, validateSync } from 'class-validator';
+import { FactDto, SOURCE_URL_RULE } from './fact.dto';
 
-export type ParsedLine = { fact: FactDto } | { errors: string[] };
+/** A fact kept, with how many malformed source URLs were dropped from it; or why not. */
+export type ParsedLine = { fact: FactDto; droppedSources: number } | { errors: string[] };
 
 /** Checks one JSON Lines line against the fact shape; lists every problem found. */
 export function parseFactLine(line: string): ParsedLine {
@@ -31,6 +32,7 @@ export function checkFact(value: unknown): ParsedLine {
     };
   }
   const fact = plainToInstance(FactDto, value);
+  const droppedSources = dropMalformedSources(fact);
   const problems = validateSync(fact, { whitelist: true });
   if (problems.length > 0) {
     return { errors: problems.flatMap((problem) => Object.values(problem.constraints ?? {})) };
@@ -42,7 +44,24 @@ export function checkFact(value: unknown): ParsedLine {
       true_by: fact.true_by,
       sources: fact.sources,
     },
+    droppedSources,
   };
+}
+
+/**
+ * One bad URL should not cost a fact its good ones: drops the sources that break the
+ * URL rule when at least one valid source remains. With none remaining, the sources
+ * are left as they were, so validation refuses the fact with the usual reason.
+ */
+function dropMalformedSources(fact: FactDto): number {
+  const sources: unknown = fact.sources;
+  if (!Array.isArray(sources)) return 0;
+  const valid = sources.filter(
+    (source): source is string => typeof source === 'string' && isURL(source, SOURCE_URL_RULE),
+  );
+  if (valid.length === 0) return 0;
+  fact.sources = valid;
+  return sources.length - valid.length;
 }
 
 /**

@@ -14,6 +14,13 @@ import { IsCalendarDay } from '../common/dates';
 export const MAX_TEXT = 2000;
 export const MAX_SOURCES = 100;
 
+/** What counts as a source URL; ingest also uses it to drop the malformed ones. */
+export const SOURCE_URL_RULE = {
+  protocols: ['http', 'https'],
+  require_protocol: true,
+  require_tld: false,
+};
+
 /**
  * A fact as callers see it and as ingested lines must be shaped: exactly these four
  * fields. The same class validates ingest lines and documents responses in Swagger.
@@ -46,9 +53,6 @@ export class FactDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_SOURCES)
-  @IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
-    { each: true, message: 'each source must be an http(s) URL' },
-  )
+  @IsUrl(SOURCE_URL_RULE, { each: true, message: 'each source must be an http(s) URL' })
   sources!: string[];
 }

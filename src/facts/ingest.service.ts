@@ -15,6 +15,8 @@ export interface IngestSummary {
   added: number;
   merged: number;
   rejected: RejectedLine[];
+  /** Malformed source URLs dropped from facts that were kept for their valid ones. */
+  droppedSources: number;
   /** True when `strict` refused the file and nothing was written. */
   refused: boolean;
   /** Seconds spent after a bulk load into an empty store: date layout and search indexes. */
@@ -44,7 +46,9 @@ export class IngestService {
     const size = fileSize(path);
     if (options.strict) {
       const rejected = await rejectedLines(path);
-      if (rejected.length > 0) return { added: 0, merged: 0, rejected, refused: true };
+      if (rejected.length > 0) {
+        return { added: 0, merged: 0, rejected, droppedSources: 0, refused: true };
+      }
     }
     const bulk = (await this.facts.count()) === 0;
     if (bulk) await this.facts.dropSearchIndexes();
@@ -71,7 +75,13 @@ export class IngestService {
     options: IngestOptions,
   ): Promise<IngestSummary> {
     const vectors = VectorFile.load(path, this.embedder.model);
-    const summary: IngestSummary = { added: 0, merged: 0, rejected: [], refused: false };
+    const summary: IngestSummary = {
+      added: 0,
+      merged: 0,
+      rejected: [],
+      droppedSources: 0,
+      refused: false,
+    };
     let batch: FactDto[] = [];
     const flush = async (bytes: number) => {
       const result = await this.ingestFacts(batch, origin, vectors);
@@ -82,7 +92,10 @@ export class IngestService {
     };
     for await (const { number, parsed, bytes } of readFactLines(path)) {
       if ('errors' in parsed) summary.rejected.push({ line: number, errors: parsed.errors });
-      else batch.push(parsed.fact);
+      else {
+        batch.push(parsed.fact);
+        summary.droppedSources += parsed.droppedSources;
+      }
       if (batch.length >= (options.batchSize ?? 256)) await flush(bytes);
     }
     await flush(size);
@@ -97,14 +110,18 @@ export class IngestService {
   ): Promise<IngestSummary> {
     const facts: FactDto[] = [];
     const rejected: RejectedLine[] = [];
+    let droppedSources = 0;
     values.forEach((value, i) => {
       const parsed = checkFact(value);
       if ('errors' in parsed) rejected.push({ line: i + 1, errors: parsed.errors });
-      else facts.push(parsed.fact);
+      else {
+        facts.push(parsed.fact);
+        droppedSources += parsed.droppedSources;
+      }
     });
     const result = await this.ingestFacts(facts, origin);
     if (result.added + result.merged > 0 && !options.deferStats) await this.facts.refreshStats();
-    return { ...result, rejected, refused: false };
+    return { ...result, rejected, droppedSources, refused: false };
   }
 
   /** After ingests with `deferStats`: the term statistics that ranking weighs terms by. */

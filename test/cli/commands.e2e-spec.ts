@@ -40,6 +40,18 @@ describe('bin/freshfacts ingest', () => {
     expect(again.out).toContain('added 0, merged 3, rejected 2');
   });
 
+  it('keeps a fact for its valid sources and says how many malformed URLs it dropped', async () => {
+    const kept = fact('Which team won cup final number 7?', 'Team 7', '2021-05-01');
+    const path = file([
+      JSON.stringify({ ...kept, sources: [...kept.sources, 'not a url'] }),
+      JSON.stringify({ ...fact('q?', 'a', null), sources: ['not a url'] }),
+    ]);
+    const { code, out, err } = await run(['ingest', path], env).done;
+    expect(code).toBe(0);
+    expect(err).toContain(`${path}:2: each source must be an http(s) URL`);
+    expect(out).toContain('added 1, merged 0, rejected 1; dropped 1 malformed source URL\n');
+  });
+
   it('refuses the whole file under --strict', async () => {
     const path = file([good(1), 'nonsense']);
     const strict = await run(['ingest', '--strict', path], env).done;

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { FactsRepository, IngestConsistencyError } from '../../src/facts/facts.repository';
 import { IngestService } from '../../src/facts/ingest.service';
@@ -83,6 +86,49 @@ describe('ingesting facts', () => {
     expect(summary.rejected[1].errors.join()).toMatch(/sources/);
     expect(summary.rejected[2].errors.join()).toMatch(/http\(s\) URL/);
     expect((await rows()).length).toBe(before);
+  });
+
+  it('keeps a fact for its valid sources, dropping and counting the malformed ones', async () => {
+    const before = (await rows()).length;
+    const summary = await ingest.ingestValues([
+      {
+        ...fact('Who won the 2023 Ballon d’Or?', 'Lionel Messi', '2023-10-30'),
+        sources: ['https://a.example/messi', 'not a url', 'ftp://x.example/file'],
+      },
+      // No valid source left: still refused, by its number, with the usual reason.
+      { ...fact('Who won the 2024 Ballon d’Or?', 'Rodri', '2024-10-28'), sources: ['nope'] },
+    ]);
+    expect(summary).toMatchObject({ added: 1, merged: 0, droppedSources: 2 });
+    expect(summary.rejected).toEqual([{ line: 2, errors: ['each source must be an http(s) URL'] }]);
+    const stored = (await rows()).slice(before);
+    expect(stored).toEqual([
+      expect.objectContaining({ answer: 'Lionel Messi', sources: ['https://a.example/messi'] }),
+    ]);
+  });
+
+  it('drops malformed source URLs the same way when ingesting a file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-ingest-'));
+    try {
+      const path = join(dir, 'facts.jsonl');
+      const line = (value: object) => JSON.stringify(value);
+      const base = fact('Who won the 2023 Tour de Suisse?', 'Mattias Skjelmose', '2023-06-18');
+      writeFileSync(
+        path,
+        [
+          line({ ...base, sources: ['https://a.example/suisse', 'htp:/broken'] }),
+          line({ ...base, answer: 'Nobody', sources: ['htp:/broken'] }),
+        ].join('\n') + '\n',
+      );
+      const summary = await ingest.ingestFile(path);
+      expect(summary).toMatchObject({ added: 1, merged: 0, droppedSources: 1 });
+      expect(summary.rejected).toEqual([
+        { line: 2, errors: ['each source must be an http(s) URL'] },
+      ]);
+      const [stored] = (await rows()).filter((row) => row.answer === 'Mattias Skjelmose');
+      expect(stored.sources).toEqual(['https://a.example/suisse']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a whole batch, writing none of it, when facts taken as stored are not there', async () => {
