@@ -69,7 +69,7 @@ export interface ScoredFact {
 }
 
 /** No date window; a window scanned through the day index; one walked through the graph. */
-type WindowPath = 'none' | 'scan' | 'wide';
+export type WindowPath = 'none' | 'scan' | 'wide';
 
 /** Stored vectors come from another model than the configured one. */
 export class StoreModelError extends Error {}
@@ -429,7 +429,7 @@ export class FactsRepository implements OnApplicationBootstrap {
    * order, and `k`. When no fact matches closely, the `k` nearest are returned.
    */
   async search(search: FactSearch, ranking: Ranking): Promise<ScoredFact[]> {
-    const [sql, params] = this.rankingSql(search, ranking);
+    const [sql, params] = rankingSql(search, ranking, this.windowPath(search, ranking));
     // A search may be answered by a streaming replica (DATABASE_REPLICA_URLS).
     const rows = await this.reads.query<ScoredFact[]>(sql, params);
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
@@ -441,7 +441,7 @@ export class FactsRepository implements OnApplicationBootstrap {
    * the session settings), so that the plans of both stores can be read and compared.
    */
   async explain(search: FactSearch, ranking: Ranking): Promise<string> {
-    const [sql, params] = this.rankingSql(search, ranking);
+    const [sql, params] = rankingSql(search, ranking, this.windowPath(search, ranking));
     const runner = this.db.createQueryRunner();
     await runner.connect();
     try {
@@ -464,45 +464,6 @@ export class FactsRepository implements OnApplicationBootstrap {
     } finally {
       await runner.release();
     }
-  }
-
-  /** The whole ranking statement of `search` and its parameters. */
-  private rankingSql(search: FactSearch, ranking: Ranking): [string, unknown[]] {
-    const order = search.timeline
-      ? `day DESC NULLS LAST, score DESC`
-      : `score DESC, day DESC NULLS LAST`;
-    const path = this.windowPath(search, ranking);
-    const [sql, params] = candidateSql(search, ranking, path);
-    const [w, k, threshold, relative, lexical] = [
-      float(ranking.semanticWeight),
-      int(search.k),
-      float(ranking.closeThreshold),
-      float(ranking.relativeThreshold),
-      float(ranking.lexicalShare),
-    ];
-    return [
-      `${sql},
-      fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored),
-      cut AS (
-        SELECT greatest(${threshold}, ${relative} * max(score)) AS bar, max(lex) AS top_lex
-        FROM fused
-      ),
-      close AS (
-        SELECT f.* FROM fused f, cut
-        WHERE f.score >= cut.bar AND f.lex >= ${lexical} * cut.top_lex
-        -- The k closest; of equal ones (a series of one question) the newest.
-        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${k}
-      ),
-      picked AS (
-        SELECT *, true AS close FROM close
-        UNION ALL
-        (SELECT f.*, false FROM fused f WHERE NOT EXISTS (SELECT FROM close)
-         ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${k})
-      )
-      SELECT question, answer, true_by, sources, score, close FROM picked
-      ORDER BY ${order}, id LIMIT ${k}`,
-      params,
-    ];
   }
 
   /** How the semantic side reaches a search's date window (see `candidateSql`). */
@@ -534,6 +495,48 @@ export interface Candidate {
   true_by: string | null;
   cos: number;
   lex: number;
+}
+
+/** The whole ranking statement of `search` and its parameters. */
+export function rankingSql(
+  search: FactSearch,
+  ranking: Ranking,
+  path: WindowPath,
+): [string, unknown[]] {
+  const order = search.timeline
+    ? `day DESC NULLS LAST, score DESC`
+    : `score DESC, day DESC NULLS LAST`;
+  const [sql, params] = candidateSql(search, ranking, path);
+  const [w, k, threshold, relative, lexical] = [
+    float(ranking.semanticWeight),
+    int(search.k),
+    float(ranking.closeThreshold),
+    float(ranking.relativeThreshold),
+    float(ranking.lexicalShare),
+  ];
+  return [
+    `${sql},
+    fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored),
+    cut AS (
+      SELECT greatest(${threshold}, ${relative} * max(score)) AS bar, max(lex) AS top_lex
+      FROM fused
+    ),
+    close AS (
+      SELECT f.* FROM fused f, cut
+      WHERE f.score >= cut.bar AND f.lex >= ${lexical} * cut.top_lex
+      -- The k closest; of equal ones (a series of one question) the newest.
+      ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${k}
+    ),
+    picked AS (
+      SELECT *, true AS close FROM close
+      UNION ALL
+      (SELECT f.*, false FROM fused f WHERE NOT EXISTS (SELECT FROM close)
+       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${k})
+    )
+    SELECT question, answer, true_by, sources, score, close FROM picked
+    ORDER BY ${order}, id LIMIT ${k}`,
+    params,
+  ];
 }
 
 /**

@@ -1,0 +1,74 @@
+-- FactsRepository.search's statement for no date window,
+-- with the static model's ranking and k = 10. Rendered by
+-- test/facts/ranking-sql.spec.ts: do not edit, run `npm run render-sql`.
+-- $1 = "Who is the head coach of Calcio Catania?"
+-- $2 = [250000,-500000,125000]
+WITH terms AS (
+      SELECT t.lexeme,
+             -- float8: numeric arithmetic costs milliseconds per query in WASM
+             ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
+             coalesce(s.ndoc, 0) <= least(c.facts * 0.1::float8, 1000::int) AS selective,
+             quote_literal(t.lexeme)::tsquery AS any_field,
+             (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
+      FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS t(lexeme)
+      CROSS JOIN corpus_stats c
+      LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
+    ),
+    lexical AS (
+      -- One index-only range scan per selective term ("OFFSET 0" keeps the planner
+      -- from merging the whole term index against the terms instead).
+      SELECT p.fact_id AS id
+      FROM terms t CROSS JOIN LATERAL (
+        SELECT f.fact_id, f.in_question FROM fact_terms f
+        WHERE f.term = t.lexeme  OFFSET 0
+      ) p
+      WHERE t.selective
+      GROUP BY p.fact_id
+      ORDER BY sum(t.idf * CASE WHEN p.in_question THEN 1 ELSE 0.2::float8 END) DESC
+      LIMIT 20::int
+    ),
+    semantic AS (
+        SELECT f.id FROM facts f ORDER BY f.embedding <=> (SELECT $2::int4[]::vector) LIMIT 20::int
+      ),
+    drawn AS MATERIALIZED (SELECT id FROM lexical UNION SELECT id FROM semantic),
+    -- One question's values over time (a population, year by year) tie on both sides,
+    -- which then return an arbitrary part of a long series: each drawn question also
+    -- brings its newest values inside the bounds.
+    series AS (
+      SELECT s.id
+      FROM (SELECT DISTINCT md5(f.question) AS hash FROM facts f WHERE f.id IN (SELECT id FROM drawn)) q
+      CROSS JOIN LATERAL (
+        SELECT f.id FROM facts f WHERE md5(f.question) = q.hash 
+        ORDER BY f.true_by DESC NULLS LAST LIMIT 10::int
+      ) s
+    ),
+    scored AS MATERIALIZED (
+      SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
+             f.sources, f.true_by AS day,
+             1 - (f.embedding <=> (SELECT $2::int4[]::vector)) AS cos,
+             coalesce(
+               (SELECT sum(t.idf * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE 0.2::float8 END)
+                FROM terms t WHERE f.search_text @@ t.any_field)
+               / nullif((SELECT sum(idf) FROM terms), 0), 0) AS lex
+      FROM facts f
+      WHERE f.id = ANY (ARRAY(SELECT id FROM drawn UNION SELECT id FROM series))
+    ),
+    fused AS (SELECT *, 0.5::float8 * cos + (1 - 0.5::float8) * lex AS score FROM scored),
+    cut AS (
+      SELECT greatest(0.25::float8, 0.75::float8 * max(score)) AS bar, max(lex) AS top_lex
+      FROM fused
+    ),
+    close AS (
+      SELECT f.* FROM fused f, cut
+      WHERE f.score >= cut.bar AND f.lex >= 0.4::float8 * cut.top_lex
+      -- The k closest; of equal ones (a series of one question) the newest.
+      ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int
+    ),
+    picked AS (
+      SELECT *, true AS close FROM close
+      UNION ALL
+      (SELECT f.*, false FROM fused f WHERE NOT EXISTS (SELECT FROM close)
+       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int)
+    )
+    SELECT question, answer, true_by, sources, score, close FROM picked
+    ORDER BY day DESC NULLS LAST, score DESC, id LIMIT 10::int;

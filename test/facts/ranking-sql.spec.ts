@@ -1,0 +1,63 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FactSearch, rankingSql, WindowPath } from '../../src/facts/facts.repository';
+import { STATIC_RANKING } from '../../src/facts/ranking';
+
+/**
+ * The ranking statement of each window path is checked in, rendered with fixed inputs,
+ * so that every change to the SQL shows in review as a diff of src/facts/sql/*.sql.
+ * `npm run render-sql` writes them again (FRESHFACTS_RENDER_SQL=write).
+ */
+const DIR = join(__dirname, '../../src/facts/sql');
+const PATHS: WindowPath[] = ['none', 'scan', 'wide'];
+
+/** Fixed inputs: a small vector exact in float32, the shipped model's calibration. */
+function render(path: WindowPath): string {
+  const search: FactSearch = {
+    query: 'Who is the head coach of Calcio Catania?',
+    vector: new Float32Array([0.25, -0.5, 0.125]),
+    k: 10,
+    timeline: true,
+    ...(path === 'none' ? {} : { minDay: '2020-01-01', maxDay: '2020-06-30' }),
+  };
+  const [sql, params] = rankingSql(search, STATIC_RANKING, path);
+  return [
+    `-- FactsRepository.search's statement for ${DESCRIPTION[path]},`,
+    `-- with the static model's ranking and k = 10. Rendered by`,
+    `-- test/facts/ranking-sql.spec.ts: do not edit, run \`npm run render-sql\`.`,
+    ...params.map((param, i) => `-- $${i + 1} = ${JSON.stringify(param)}`),
+    `${sql.trim()};`,
+    '',
+  ].join('\n');
+}
+
+const DESCRIPTION: Record<WindowPath, string> = {
+  none: 'no date window',
+  scan: 'a narrow date window (scanned)',
+  wide: 'a wide date window (walked through the HNSW graph)',
+};
+
+describe('the checked-in ranking statements', () => {
+  const write = process.env.FRESHFACTS_RENDER_SQL === 'write';
+
+  it.each(PATHS)('match the statement rendered now (window path %s)', (path) => {
+    const file = join(DIR, `search-${path}.sql`);
+    const rendered = render(path);
+    if (write) {
+      mkdirSync(DIR, { recursive: true });
+      writeFileSync(file, rendered);
+    }
+    let stored = '';
+    try {
+      stored = readFileSync(file, 'utf8');
+    } catch {
+      // A missing file fails below, with the same advice as a stale one.
+    }
+    if (stored !== rendered) {
+      throw new Error(
+        `src/facts/sql/search-${path}.sql is stale: the ranking SQL changed. ` +
+          `Run \`npm run render-sql\` and commit the files with the change.`,
+      );
+    }
+  });
+});
