@@ -25,11 +25,11 @@ export const SESSION_SETTINGS: Record<string, string> = {
   'hnsw.ef_search': '40',
   'hnsw.iterative_scan': 'relaxed_order',
   // A date window's walk of the graph stops after this many facts; one that found none
-  // of the window's is followed by a scan (`candidateSql` in facts.repository.ts).
+  // of the window's is followed by a scan (`semanticCandidates` in ranking-sql.ts).
   'hnsw.max_scan_tuples': '4000',
   // Each statement is planned once, for any values: planning cost 0.8 ms of a 1.7 ms
   // key check and 2–3 ms of a search. The ranking statement is written so that its one
-  // good plan needs no values (facts.repository.ts, `candidateSql`); PostgreSQL's
+  // good plan needs no values (ranking-sql.ts, `semanticCandidates`); PostgreSQL's
   // default, custom plans from the values, picked for date windows a plan that sorted
   // the whole window (300 ms instead of 10) and, on a server, cost estimates that
   // crossed jit_above_cost.

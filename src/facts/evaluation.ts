@@ -196,39 +196,64 @@ function bestOn<T extends { hits: Hit[] }>(trials: T[], ids: number[]): T {
   );
 }
 
-interface Scored {
+/** A candidate with its fused score, as the CTE `fused` holds it. */
+export interface Scored {
   c: Candidate;
   score: number;
 }
 
-/** The fused score, cut and timeline order of FactsRepository.search, in memory. */
+type Cut = Pick<Ranking, 'closeThreshold' | 'relativeThreshold' | 'lexicalShare'>;
+
+/**
+ * The fused score, cut and timeline order of FactsRepository.search, in memory: the
+ * sweep tries thousands of calibrations on candidates fetched once. It mirrors the
+ * statement's stages after `scoring` (ranking-sql.ts), one function of the same name
+ * each; test/facts/ranking.e2e-spec.ts checks that both answer alike.
+ */
 export function replay(
   pool: Candidate[],
-  ranking: Pick<
-    Ranking,
-    'semanticWeight' | 'closeThreshold' | 'relativeThreshold' | 'lexicalShare'
-  >,
+  ranking: Pick<Ranking, 'semanticWeight'> & Cut,
   k = EVAL_K,
 ): Candidate[] {
+  return order(closeMatches(fuse(pool, ranking), ranking, k), k);
+}
+
+/** `fuse` of ranking-sql.ts: the semantic weight's share of `cos` and the rest of `lex`. */
+export function fuse(pool: Candidate[], ranking: Pick<Ranking, 'semanticWeight'>): Scored[] {
   const w = ranking.semanticWeight;
-  const scored: Scored[] = pool.map((c) => ({ c, score: w * c.cos + (1 - w) * c.lex }));
+  return pool.map((c) => ({ c, score: w * c.cos + (1 - w) * c.lex }));
+}
+
+/**
+ * `closeMatches` of ranking-sql.ts: the k best over both bars, or when none is, the k
+ * nearest.
+ */
+export function closeMatches(scored: Scored[], ranking: Cut, k: number): Scored[] {
   const bar = Math.max(
     ranking.closeThreshold,
     ranking.relativeThreshold * Math.max(...scored.map((s) => s.score)),
   );
-  const lexBar = ranking.lexicalShare * Math.max(...pool.map((c) => c.lex));
-  const day = (s: { c: Candidate }) => s.c.true_by ?? '';
-  // Higher score first; of equal scores the newer, undated last: as the SQL orders them.
-  const byScore = (a: Scored, b: Scored) =>
-    b.score - a.score || (day(a) < day(b) ? 1 : day(a) > day(b) ? -1 : 0);
+  const lexBar = ranking.lexicalShare * Math.max(...scored.map((s) => s.c.lex));
   const close = scored.filter((s) => s.score >= bar && s.c.lex >= lexBar);
-  const picked = (close.length ? close : scored).sort(byScore).slice(0, k);
-  // Newest first, undated last, ties by score: plain comparisons, no locale collation.
+  return (close.length ? close : scored).sort(byScore).slice(0, k);
+}
+
+/**
+ * `order` of ranking-sql.ts on a timeline (the order the sweep calibrates for): newest
+ * first, undated last, ties by score. Plain comparisons, no locale collation.
+ */
+export function order(picked: Scored[], k: number): Candidate[] {
   return picked
     .sort((a, b) => (day(a) < day(b) ? 1 : day(a) > day(b) ? -1 : byScore(a, b)))
     .slice(0, k)
     .map((s) => s.c);
 }
+
+const day = (s: Scored) => s.c.true_by ?? '';
+
+/** Higher score first; of equal scores the newer, undated last: as the SQL orders them. */
+const byScore = (a: Scored, b: Scored) =>
+  b.score - a.score || (day(a) < day(b) ? 1 : day(a) > day(b) ? -1 : 0);
 
 function range(from: number, to: number, step: number): number[] {
   const out: number[] = [];

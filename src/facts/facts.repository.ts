@@ -5,7 +5,8 @@ import { ReadReplicas } from '../database/read-replicas';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { EMBEDDING_BITS_DDL } from '../../migrations/1764374400000-EmbeddingBits';
 import { FILL_FACT_MONTHS } from '../../migrations/1764460800000-FactMonths';
-import { candidatesFor, Ranking } from './ranking';
+import { Ranking } from './ranking';
+import { candidateStatement, rankingStatement, WindowPath } from './ranking-sql';
 import { searchText } from './search-text';
 
 export interface NewFact {
@@ -67,9 +68,6 @@ export interface ScoredFact {
   /** Whether it matched closely; false for the nearest facts returned when none did. */
   close: boolean;
 }
-
-/** No date window; a window scanned through the day index; one walked through the graph. */
-export type WindowPath = 'none' | 'scan' | 'wide';
 
 /** Stored vectors come from another model than the configured one. */
 export class StoreModelError extends Error {}
@@ -427,9 +425,10 @@ export class FactsRepository implements OnApplicationBootstrap {
    * term coverage over the tsvector) and semantic candidates (pgvector cosine), both
    * inside the date bounds, fused into one score; then the close-match cut, the
    * order, and `k`. When no fact matches closely, the `k` nearest are returned.
+   * The statement's stages: ranking-sql.ts.
    */
   async search(search: FactSearch, ranking: Ranking): Promise<ScoredFact[]> {
-    const [sql, params] = rankingSql(search, ranking, this.windowPath(search, ranking));
+    const [sql, params] = rankingStatement(search, ranking, this.windowPath(search, ranking));
     // A search may be answered by a streaming replica (DATABASE_REPLICA_URLS).
     const rows = await this.reads.query<ScoredFact[]>(sql, params);
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
@@ -441,7 +440,7 @@ export class FactsRepository implements OnApplicationBootstrap {
    * the session settings), so that the plans of both stores can be read and compared.
    */
   async explain(search: FactSearch, ranking: Ranking): Promise<string> {
-    const [sql, params] = rankingSql(search, ranking, this.windowPath(search, ranking));
+    const [sql, params] = rankingStatement(search, ranking, this.windowPath(search, ranking));
     const runner = this.db.createQueryRunner();
     await runner.connect();
     try {
@@ -466,7 +465,7 @@ export class FactsRepository implements OnApplicationBootstrap {
     }
   }
 
-  /** How the semantic side reaches a search's date window (see `candidateSql`). */
+  /** How the semantic side reaches a search's date window (see ranking-sql.ts). */
   private windowPath(search: FactSearch, ranking: Ranking): WindowPath {
     if (!search.minDay && !search.maxDay) return 'none';
     const rows = this.windowRows(search.minDay, search.maxDay);
@@ -479,7 +478,7 @@ export class FactsRepository implements OnApplicationBootstrap {
    */
   async candidates(search: FactSearch, ranking: Ranking): Promise<Candidate[]> {
     const path = this.windowPath(search, ranking);
-    const [sql, params] = candidateSql(search, ranking, path);
+    const [sql, params] = candidateStatement(search, ranking, path);
     const rows = await this.db.query<Candidate[]>(
       `${sql} SELECT id::text, question, answer, true_by, cos, lex FROM scored`,
       params,
@@ -495,191 +494,6 @@ export interface Candidate {
   true_by: string | null;
   cos: number;
   lex: number;
-}
-
-/** The whole ranking statement of `search` and its parameters. */
-export function rankingSql(
-  search: FactSearch,
-  ranking: Ranking,
-  path: WindowPath,
-): [string, unknown[]] {
-  const order = search.timeline
-    ? `day DESC NULLS LAST, score DESC`
-    : `score DESC, day DESC NULLS LAST`;
-  const [sql, params] = candidateSql(search, ranking, path);
-  const [w, k, threshold, relative, lexical] = [
-    float(ranking.semanticWeight),
-    int(search.k),
-    float(ranking.closeThreshold),
-    float(ranking.relativeThreshold),
-    float(ranking.lexicalShare),
-  ];
-  return [
-    `${sql},
-    fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored),
-    cut AS (
-      SELECT greatest(${threshold}, ${relative} * max(score)) AS bar, max(lex) AS top_lex
-      FROM fused
-    ),
-    close AS (
-      SELECT f.* FROM fused f, cut
-      WHERE f.score >= cut.bar AND f.lex >= ${lexical} * cut.top_lex
-      -- The k closest; of equal ones (a series of one question) the newest.
-      ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${k}
-    ),
-    picked AS (
-      SELECT *, true AS close FROM close
-      UNION ALL
-      (SELECT f.*, false FROM fused f WHERE NOT EXISTS (SELECT FROM close)
-       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${k})
-    )
-    SELECT question, answer, true_by, sources, score, close FROM picked
-    ORDER BY ${order}, id LIMIT ${k}`,
-    params,
-  ];
-}
-
-/**
- * The shared first half of the ranking statement, ending in the CTE `scored`: one
- * row per candidate with `cos` and `lex` in 0..1. Returns its parameters, to which
- * the caller appends its own.
- */
-function candidateSql(search: FactSearch, ranking: Ranking, path: WindowPath): [string, unknown[]] {
-  const perSide = candidatesFor(search.k);
-  const params: unknown[] = [];
-  const $ = (value: unknown) => `$${params.push(value)}`;
-  const [query, vector, lexicalLimit, semanticLimit, answerWeight, commonShare, maxTermFacts] = [
-    $(searchText(search.query)),
-    $(quantise(search.vector)),
-    int(ranking.sides === 'semantic' ? 0 : perSide),
-    int(
-      ranking.sides === 'lexical'
-        ? 0
-        : path === 'wide'
-          ? Math.min(perSide, ranking.wideWindowCandidates)
-          : perSide,
-    ),
-    float(ranking.answerWeight),
-    float(ranking.commonTermShare),
-    int(ranking.maxTermFacts),
-  ];
-  const [minDay, maxDay] = [search.minDay, search.maxDay].map((day) => day && `${$(day)}::date`);
-  const window = (day: string) =>
-    (minDay ? ` AND ${day} >= ${minDay}` : '') + (maxDay ? ` AND ${day} <= ${maxDay}` : '');
-  const within = window('f.true_by');
-  // A narrow date window (`Ranking.scanWindowFactor`) is scanned: by Hamming distance of
-  // the vectors' bits over the day index alone, then the best four times as many
-  // ranked exactly (so a window of fewer facts than that is ranked exactly), "+ 0"
-  // keeping the planner off the HNSW index. The HNSW graph would have to be walked far
-  // to find a narrow window's facts, reading each one's page to test its day. A wider
-  // window goes through the graph, whose iterative scan (a session setting) walks on
-  // until enough neighbours pass. The vector must be an expression of the parameter,
-  // not a CTE column, or the planner cannot use the HNSW index; as a sub-select it is
-  // computed once also in a generic plan, which would otherwise convert it per row.
-  // The wider window's bounds are no index condition ("+ 0"), so that no plan, generic
-  // or not, reads the window through the day index and sorts it instead of walking.
-  //
-  // The walk gives up after `hnsw.max_scan_tuples` facts (SESSION_SETTINGS): a query
-  // whose neighbourhood holds few facts of the window would otherwise walk on through
-  // 20,000 (150 ms at 1M). A walk that found none of the window's facts is followed by
-  // a scan of the window, as for a narrow one, so that its nearest facts still count;
-  // one that found some keeps them (at 1M, 99.4% of windowed results as without a cap).
-  const v = `(SELECT ${vector}::int4[]::vector)`;
-  const scan = (gate: string) => `coarse AS MATERIALIZED (
-        SELECT f.id FROM facts f WHERE ${gate} ${within}
-        ORDER BY f.embedding_bits <~> (SELECT binary_quantize(${vector}::int4[]::vector))
-        LIMIT 4 * ${semanticLimit}
-      ),
-      scanned AS (
-        SELECT f.id FROM facts f WHERE f.id IN (SELECT id FROM coarse)
-        ORDER BY (f.embedding <=> ${v}) + 0 LIMIT ${semanticLimit}
-      )`;
-  const semantic =
-    path === 'scan'
-      ? `${scan('true')}, semantic AS (SELECT id FROM scanned)`
-      : path === 'wide'
-        ? `walked AS MATERIALIZED (
-        SELECT f.id FROM facts f WHERE true ${window('f.true_by + 0')}
-        ORDER BY f.embedding <=> ${v} LIMIT ${semanticLimit}
-      ),
-      ${scan(`NOT EXISTS (SELECT FROM walked)`)},
-      semantic AS (SELECT id FROM walked UNION SELECT id FROM scanned)`
-        : `semantic AS (
-        SELECT f.id FROM facts f ORDER BY f.embedding <=> ${v} LIMIT ${semanticLimit}
-      )`;
-  const sql = `
-    WITH terms AS (
-      SELECT t.lexeme,
-             -- float8: numeric arithmetic costs milliseconds per query in WASM
-             ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
-             coalesce(s.ndoc, 0) <= least(c.facts * ${commonShare}, ${maxTermFacts}) AS selective,
-             quote_literal(t.lexeme)::tsquery AS any_field,
-             (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
-      FROM unnest(tsvector_to_array(to_tsvector('english', ${query}))) AS t(lexeme)
-      CROSS JOIN corpus_stats c
-      LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
-    ),
-    lexical AS (
-      -- One index-only range scan per selective term ("OFFSET 0" keeps the planner
-      -- from merging the whole term index against the terms instead).
-      SELECT p.fact_id AS id
-      FROM terms t CROSS JOIN LATERAL (
-        SELECT f.fact_id, f.in_question FROM fact_terms f
-        WHERE f.term = t.lexeme ${within} OFFSET 0
-      ) p
-      WHERE t.selective
-      GROUP BY p.fact_id
-      ORDER BY sum(t.idf * CASE WHEN p.in_question THEN 1 ELSE ${answerWeight} END) DESC
-      LIMIT ${lexicalLimit}
-    ),
-    ${semantic},
-    drawn AS MATERIALIZED (SELECT id FROM lexical UNION SELECT id FROM semantic),
-    -- One question's values over time (a population, year by year) tie on both sides,
-    -- which then return an arbitrary part of a long series: each drawn question also
-    -- brings its newest values inside the bounds.
-    series AS (
-      SELECT s.id
-      FROM (SELECT DISTINCT md5(f.question) AS hash FROM facts f WHERE f.id IN (SELECT id FROM drawn)) q
-      CROSS JOIN LATERAL (
-        SELECT f.id FROM facts f WHERE md5(f.question) = q.hash ${within}
-        ORDER BY f.true_by DESC NULLS LAST LIMIT ${int(search.k)}
-      ) s
-    ),
-    scored AS MATERIALIZED (
-      SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
-             f.sources, f.true_by AS day,
-             1 - (f.embedding <=> ${v}) AS cos,
-             coalesce(
-               (SELECT sum(t.idf * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE ${answerWeight} END)
-                FROM terms t WHERE f.search_text @@ t.any_field)
-               / nullif((SELECT sum(idf) FROM terms), 0), 0) AS lex
-      FROM facts f
-      WHERE f.id = ANY (ARRAY(SELECT id FROM drawn UNION SELECT id FROM series))
-    )`;
-  return [sql, params];
-}
-
-/**
- * Numbers of the ranking go into the statement's text rather than its parameters: a
- * prepared statement's generic plan then still knows its LIMITs and weights, and the
- * few values (k, the calibration) make few distinct statements.
- */
-function int(value: number): string {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer: ${value}`);
-  return `${value}::int`;
-}
-
-function float(value: number): string {
-  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
-  return `${value}::float8`;
-}
-
-/**
- * Query vectors travel as int4[] scaled by 1e6: parsing floats from text costs
- * milliseconds in WASM, and cosine distance does not care about the scale.
- */
-function quantise(vector: Float32Array): number[] {
-  return Array.from(vector, (x) => Math.round(x * 1e6));
 }
 
 /**

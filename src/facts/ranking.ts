@@ -30,8 +30,8 @@ export interface Ranking {
   /**
    * A date window is scanned (bits of the vectors over the day index, then exactly)
    * when it holds at most √(scanWindowFactor × dated facts) facts; a wider one goes
-   * through the HNSW index with an iterative scan (see `candidateSql`). A scan costs
-   * in proportion to the window, a filtered walk of the graph in proportion to the
+   * through the HNSW index with an iterative scan (see `semanticCandidates`). A scan
+   * costs in proportion to the window, a filtered walk of the graph in proportion to the
    * share of facts it must pass over (all / window), so they cross where the window's
    * square is a multiple of the corpus: measured about 10k–13k facts at 100k, 40k at
    * 1M (bench/README.md).
@@ -84,7 +84,7 @@ export function rankingFor(model: string): Ranking {
  * 40) raised recall@10 from 0.914 to 0.924 on the dev queries and from 0.624 to 0.679
  * at 100k facts, first answers unchanged (bench/README.md). A question's long series
  * of values, which ties on both sides, is reached by its newest members instead (see
- * `candidateSql`), so it needs no wider draw.
+ * `series` in ranking-sql.ts), so it needs no wider draw.
  */
 export function candidatesFor(k: number): number {
   return Math.max(20, k);

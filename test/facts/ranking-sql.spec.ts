@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FactSearch, rankingSql, WindowPath } from '../../src/facts/facts.repository';
+import { FactSearch } from '../../src/facts/facts.repository';
 import { STATIC_RANKING } from '../../src/facts/ranking';
+import { rankingStatement, WindowPath } from '../../src/facts/ranking-sql';
 
 /**
  * The ranking statement of each window path is checked in, rendered with fixed inputs,
@@ -20,7 +21,7 @@ function render(path: WindowPath): string {
     timeline: true,
     ...(path === 'none' ? {} : { minDay: '2020-01-01', maxDay: '2020-06-30' }),
   };
-  const [sql, params] = rankingSql(search, STATIC_RANKING, path);
+  const [sql, params] = rankingStatement(search, STATIC_RANKING, path);
   return [
     `-- FactsRepository.search's statement for ${DESCRIPTION[path]},`,
     `-- with the static model's ranking and k = 10. Rendered by`,
@@ -55,8 +56,8 @@ describe('the checked-in ranking statements', () => {
     }
     if (stored !== rendered) {
       throw new Error(
-        `src/facts/sql/search-${path}.sql is stale: the ranking SQL changed. ` +
-          `Run \`npm run render-sql\` and commit the files with the change.`,
+        `src/facts/sql/search-${path}.sql is stale: the ranking SQL changed. Run ` +
+          `\`npm run render-sql\`, read \`git diff src/facts/sql\` and commit it with the change.`,
       );
     }
   });

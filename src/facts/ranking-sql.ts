@@ -1,0 +1,294 @@
+import type { FactSearch } from './facts.repository';
+import { candidatesFor, Ranking } from './ranking';
+import { searchText } from './search-text';
+
+/**
+ * The ranking statement, one function per stage, each returning its CTEs' text:
+ *
+ *   terms → lexicalCandidates ┐
+ *           semanticCandidates ┴→ drawn → series → scoring → fuse → closeMatches → order
+ *
+ * `candidateStatement` composes the stages up to `scoring` (what `eval --sweep`
+ * calibrates on), `rankingStatement` all of them (what a search runs). The stages
+ * after scoring have a mirror in memory, of the same names, in evaluation.ts; the
+ * statement as rendered for each window path is checked in under src/facts/sql/.
+ * FactsRepository only runs the statements.
+ */
+
+/** No date window; a window scanned through the day index; one walked through the graph. */
+export type WindowPath = 'none' | 'scan' | 'wide';
+
+/** What the stages share: the parameters bound so far and the search's fragments. */
+interface Parts {
+  /** The search text, `$n`. */
+  query: string;
+  /** The query vector as int4[], `$n`. */
+  vector: string;
+  /** The query vector as a vector, computed once (see `semanticCandidates`). */
+  v: string;
+  /** The date bounds on a column, each ` AND …`; empty without a window. */
+  window: (day: string) => string;
+  /** The date bounds on a fact's `true_by` (`f.true_by`). */
+  within: string;
+  /** The k of the search, as statement text. */
+  k: string;
+}
+
+/**
+ * The candidates of `search` with both relevance signals apart, before fusion and cut,
+ * ending in the CTE `scored`: one row per candidate with `cos` and `lex` in 0..1.
+ * Returns the statement and its parameters.
+ */
+export function candidateStatement(
+  search: FactSearch,
+  ranking: Ranking,
+  path: WindowPath,
+): [string, unknown[]] {
+  const perSide = candidatesFor(search.k);
+  const params: unknown[] = [];
+  const $ = (value: unknown) => `$${params.push(value)}`;
+  const [query, vector] = [$(searchText(search.query)), $(quantise(search.vector))];
+  const [minDay, maxDay] = [search.minDay, search.maxDay].map((day) => day && `${$(day)}::date`);
+  const window = (day: string) =>
+    (minDay ? ` AND ${day} >= ${minDay}` : '') + (maxDay ? ` AND ${day} <= ${maxDay}` : '');
+  const parts: Parts = {
+    query,
+    vector,
+    v: `(SELECT ${vector}::int4[]::vector)`,
+    window,
+    within: window('f.true_by'),
+    k: int(search.k),
+  };
+  const lexicalLimit = int(ranking.sides === 'semantic' ? 0 : perSide);
+  const semanticLimit = int(
+    ranking.sides === 'lexical'
+      ? 0
+      : path === 'wide'
+        ? Math.min(perSide, ranking.wideWindowCandidates)
+        : perSide,
+  );
+  const sql = `
+    WITH ${terms(parts, ranking)},
+    ${lexicalCandidates(parts, ranking, lexicalLimit)},
+    ${semanticCandidates(parts, path, semanticLimit)},
+    ${drawn()},
+    ${series(parts)},
+    ${scoring(parts, ranking)}`;
+  return [sql, params];
+}
+
+/** The whole ranking statement of `search` and its parameters. */
+export function rankingStatement(
+  search: FactSearch,
+  ranking: Ranking,
+  path: WindowPath,
+): [string, unknown[]] {
+  const [sql, params] = candidateStatement(search, ranking, path);
+  return [
+    `${sql},
+    ${fuse(ranking)},
+    ${closeMatches(ranking, search.k)}
+    ${order(search.timeline, search.k)}`,
+    params,
+  ];
+}
+
+/** The query's lexemes with their IDF, and whether each is rare enough to select candidates. */
+function terms(parts: Parts, ranking: Ranking): string {
+  const [commonShare, maxTermFacts] = [float(ranking.commonTermShare), int(ranking.maxTermFacts)];
+  return `terms AS (
+      SELECT t.lexeme,
+             -- float8: numeric arithmetic costs milliseconds per query in WASM
+             ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
+             coalesce(s.ndoc, 0) <= least(c.facts * ${commonShare}, ${maxTermFacts}) AS selective,
+             quote_literal(t.lexeme)::tsquery AS any_field,
+             (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
+      FROM unnest(tsvector_to_array(to_tsvector('english', ${parts.query}))) AS t(lexeme)
+      CROSS JOIN corpus_stats c
+      LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
+    )`;
+}
+
+/** The lexical side: the facts of the window holding most of the selective terms' weight. */
+function lexicalCandidates(parts: Parts, ranking: Ranking, limit: string): string {
+  const answerWeight = float(ranking.answerWeight);
+  return `lexical AS (
+      -- One index-only range scan per selective term ("OFFSET 0" keeps the planner
+      -- from merging the whole term index against the terms instead).
+      SELECT p.fact_id AS id
+      FROM terms t CROSS JOIN LATERAL (
+        SELECT f.fact_id, f.in_question FROM fact_terms f
+        WHERE f.term = t.lexeme ${parts.within} OFFSET 0
+      ) p
+      WHERE t.selective
+      GROUP BY p.fact_id
+      ORDER BY sum(t.idf * CASE WHEN p.in_question THEN 1 ELSE ${answerWeight} END) DESC
+      LIMIT ${limit}
+    )`;
+}
+
+/**
+ * The semantic side, ending in the CTE `semantic`: the facts nearest the query vector,
+ * reached as the window path says.
+ *
+ * A narrow date window (`Ranking.scanWindowFactor`) is scanned: by Hamming distance of
+ * the vectors' bits over the day index alone, then the best four times as many
+ * ranked exactly (so a window of fewer facts than that is ranked exactly), "+ 0"
+ * keeping the planner off the HNSW index. The HNSW graph would have to be walked far
+ * to find a narrow window's facts, reading each one's page to test its day. A wider
+ * window goes through the graph, whose iterative scan (a session setting) walks on
+ * until enough neighbours pass. The vector must be an expression of the parameter,
+ * not a CTE column, or the planner cannot use the HNSW index; as a sub-select it is
+ * computed once also in a generic plan, which would otherwise convert it per row.
+ * The wider window's bounds are no index condition ("+ 0"), so that no plan, generic
+ * or not, reads the window through the day index and sorts it instead of walking.
+ *
+ * The walk gives up after `hnsw.max_scan_tuples` facts (SESSION_SETTINGS): a query
+ * whose neighbourhood holds few facts of the window would otherwise walk on through
+ * 20,000 (150 ms at 1M). A walk that found none of the window's facts is followed by
+ * a scan of the window, as for a narrow one, so that its nearest facts still count;
+ * one that found some keeps them (at 1M, 99.4% of windowed results as without a cap).
+ */
+function semanticCandidates(parts: Parts, path: WindowPath, limit: string): string {
+  const { v, window } = parts;
+  switch (path) {
+    case 'scan':
+      return `${scanWindow(parts, 'true', limit)}, semantic AS (SELECT id FROM scanned)`;
+    case 'wide':
+      return `walked AS MATERIALIZED (
+        SELECT f.id FROM facts f WHERE true ${window('f.true_by + 0')}
+        ORDER BY f.embedding <=> ${v} LIMIT ${limit}
+      ),
+      ${scanWindow(parts, `NOT EXISTS (SELECT FROM walked)`, limit)},
+      semantic AS (SELECT id FROM walked UNION SELECT id FROM scanned)`;
+    case 'none':
+      return `semantic AS (
+        SELECT f.id FROM facts f ORDER BY f.embedding <=> ${v} LIMIT ${limit}
+      )`;
+  }
+}
+
+/** A scan of the window when `gate` holds, ending in the CTE `scanned`. */
+function scanWindow(parts: Parts, gate: string, limit: string): string {
+  const { vector, v, within } = parts;
+  return `coarse AS MATERIALIZED (
+        SELECT f.id FROM facts f WHERE ${gate} ${within}
+        ORDER BY f.embedding_bits <~> (SELECT binary_quantize(${vector}::int4[]::vector))
+        LIMIT 4 * ${limit}
+      ),
+      scanned AS (
+        SELECT f.id FROM facts f WHERE f.id IN (SELECT id FROM coarse)
+        ORDER BY (f.embedding <=> ${v}) + 0 LIMIT ${limit}
+      )`;
+}
+
+/** The candidates of both sides, once each. */
+function drawn(): string {
+  return `drawn AS MATERIALIZED (SELECT id FROM lexical UNION SELECT id FROM semantic)`;
+}
+
+/** The newest k values inside the bounds of each drawn question (see the SQL comment). */
+function series(parts: Parts): string {
+  return `-- One question's values over time (a population, year by year) tie on both sides,
+    -- which then return an arbitrary part of a long series: each drawn question also
+    -- brings its newest values inside the bounds.
+    series AS (
+      SELECT s.id
+      FROM (SELECT DISTINCT md5(f.question) AS hash FROM facts f WHERE f.id IN (SELECT id FROM drawn)) q
+      CROSS JOIN LATERAL (
+        SELECT f.id FROM facts f WHERE md5(f.question) = q.hash ${parts.within}
+        ORDER BY f.true_by DESC NULLS LAST LIMIT ${parts.k}
+      ) s
+    )`;
+}
+
+/**
+ * Each candidate with both signals in 0..1: `cos`, and `lex`, the IDF-weighted share of
+ * the query's terms it holds (answer-only terms counting `answerWeight`).
+ */
+function scoring(parts: Parts, ranking: Ranking): string {
+  const answerWeight = float(ranking.answerWeight);
+  return `scored AS MATERIALIZED (
+      SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
+             f.sources, f.true_by AS day,
+             1 - (f.embedding <=> ${parts.v}) AS cos,
+             coalesce(
+               (SELECT sum(t.idf * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE ${answerWeight} END)
+                FROM terms t WHERE f.search_text @@ t.any_field)
+               / nullif((SELECT sum(idf) FROM terms), 0), 0) AS lex
+      FROM facts f
+      WHERE f.id = ANY (ARRAY(SELECT id FROM drawn UNION SELECT id FROM series))
+    )`;
+}
+
+/**
+ * Fusion: one score, the semantic weight's share of `cos` and the rest of `lex`.
+ * Mirror: `fuse` in evaluation.ts.
+ */
+function fuse(ranking: Ranking): string {
+  const w = float(ranking.semanticWeight);
+  return `fused AS (SELECT *, ${w} * cos + (1 - ${w}) * lex AS score FROM scored)`;
+}
+
+/**
+ * The close-match cut, ending in the CTE `picked`: the k best facts over both bars
+ * (score, and share of the best lexical score), or when none is, the k nearest,
+ * marked not close. Mirror: `closeMatches` in evaluation.ts.
+ */
+function closeMatches(ranking: Ranking, k: number): string {
+  const [threshold, relative, lexical, limit] = [
+    float(ranking.closeThreshold),
+    float(ranking.relativeThreshold),
+    float(ranking.lexicalShare),
+    int(k),
+  ];
+  return `cut AS (
+      SELECT greatest(${threshold}, ${relative} * max(score)) AS bar, max(lex) AS top_lex
+      FROM fused
+    ),
+    close AS (
+      SELECT f.* FROM fused f, cut
+      WHERE f.score >= cut.bar AND f.lex >= ${lexical} * cut.top_lex
+      -- The k closest; of equal ones (a series of one question) the newest.
+      ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${limit}
+    ),
+    picked AS (
+      SELECT *, true AS close FROM close
+      UNION ALL
+      (SELECT f.*, false FROM fused f WHERE NOT EXISTS (SELECT FROM close)
+       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${limit})
+    )`;
+}
+
+/**
+ * The order of the answer: newest first on a timeline, else best first; the id breaks
+ * the last ties, so that equal facts come in one order. Mirror: `order` in evaluation.ts.
+ */
+function order(timeline: boolean, k: number): string {
+  const by = timeline ? `day DESC NULLS LAST, score DESC` : `score DESC, day DESC NULLS LAST`;
+  return `SELECT question, answer, true_by, sources, score, close FROM picked
+    ORDER BY ${by}, id LIMIT ${int(k)}`;
+}
+
+/**
+ * Numbers of the ranking go into the statement's text rather than its parameters: a
+ * prepared statement's generic plan then still knows its LIMITs and weights, and the
+ * few values (k, the calibration) make few distinct statements.
+ */
+function int(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer: ${value}`);
+  return `${value}::int`;
+}
+
+function float(value: number): string {
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
+  return `${value}::float8`;
+}
+
+/**
+ * Query vectors travel as int4[] scaled by 1e6: parsing floats from text costs
+ * milliseconds in WASM, and cosine distance does not care about the scale.
+ */
+function quantise(vector: Float32Array): number[] {
+  return Array.from(vector, (x) => Math.round(x * 1e6));
+}
