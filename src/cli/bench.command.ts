@@ -1,6 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
@@ -21,6 +20,7 @@ import { FactDto } from '../facts/fact.dto';
 import { VectorFile } from '../facts/vector-file';
 import { UsageError } from './context';
 import { embedFile } from './embed.command';
+import { freePort } from '../common/free-port';
 
 export interface BenchOptions {
   facts: string;
@@ -387,17 +387,6 @@ function writeSpec(dir: string, name: string, spec: unknown): string {
   const path = join(dir, `.${name}-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(path, JSON.stringify(spec));
   return path;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.on('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
 
 async function ready(url: string, child: ChildProcess): Promise<void> {

@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RUNTIME_FOLDERS } from '../../src/config/config';
+import { freePort } from '../../src/common/free-port';
 
 const ROOT = resolve(__dirname, '..', '..');
 const ADMIN_TOKEN = 'image-test-admin-token-0123456789';
@@ -101,17 +101,6 @@ describe('the container image layout', () => {
     }
   }, 240_000);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.on('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 async function ready(url: string, exited: Promise<unknown>, log: () => string): Promise<void> {
   let gone = false;

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../src/common/free-port';
 
 /** The machine's PostgreSQL 15 programs (Debian's layout). */
 export const PG_BIN = '/usr/lib/postgresql/15/bin';
@@ -90,15 +90,4 @@ export function postgresUser(): { uid: number; gid: number } {
   if (!line) throw new Error('no postgres user to run PostgreSQL as');
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.on('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
-  });
 }

@@ -3,7 +3,8 @@ import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { freePort, postgresUser } from './pg-cluster';
+import { freePort } from '../../src/common/free-port';
+import { postgresUser } from './pg-cluster';
 
 /** Debian's pgbouncer package; a fresh machine has none. */
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
