@@ -8,7 +8,7 @@ import { IngestService } from '../facts/ingest.service';
 import { Ranking, rankingFor } from '../facts/ranking';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { SearchService } from '../search/search.service';
-import { EvalQuery, Metrics, scoreQueries, sweep, QueryOutcome } from '../facts/evaluation';
+import { EVAL_K, EvalQuery, Metrics, scoreQueries, sweep, QueryOutcome } from '../facts/evaluation';
 import { withContext, UsageError } from './context';
 
 export interface EvalOptions {
@@ -17,6 +17,7 @@ export interface EvalOptions {
   sweep?: boolean;
   json?: boolean;
   misses?: boolean;
+  k?: string;
 }
 
 const MODES: Record<string, Partial<Ranking>> = {
@@ -27,6 +28,9 @@ const MODES: Record<string, Partial<Ranking>> = {
 
 export async function evalCommand(file: string, options: EvalOptions): Promise<number> {
   const queries = readQueries(file);
+  const k = Number(options.k ?? EVAL_K);
+  if (!Number.isInteger(k) || k < 10 || k > 100)
+    throw new UsageError('--k must be a whole number from 10 to 100');
   if (!(options.mode in MODES))
     throw new UsageError(`--mode must be one of ${Object.keys(MODES).join(', ')}`);
   const env = { ...process.env };
@@ -45,8 +49,8 @@ export async function evalCommand(file: string, options: EvalOptions): Promise<n
       else await seedEmptyStore(context, config);
       const model = context.get<Embedder>(EMBEDDER).model;
       const ranking = { ...rankingFor(model), ...MODES[options.mode] };
-      if (options.sweep) return runSweep(context, queries, ranking, options);
-      const outcomes = await runQueries(context, queries, ranking);
+      if (options.sweep) return runSweep(context, queries, ranking, options, k);
+      const outcomes = await runQueries(context, queries, ranking, k);
       const metrics = scoreQueries(queries, outcomes);
       if (options.misses) printMisses(queries, outcomes);
       print(metrics, options.json);
@@ -75,12 +79,13 @@ async function runQueries(
   context: INestApplicationContext,
   queries: EvalQuery[],
   ranking: Ranking,
+  k: number,
 ): Promise<QueryOutcome[]> {
   const search = context.get(SearchService);
   const outcomes: QueryOutcome[] = [];
   for (const query of queries) {
     const answer = await search.find(
-      { query: query.query, true_by_max: query.true_by_max },
+      { query: query.query, true_by_max: query.true_by_max, k },
       ranking,
     );
     outcomes.push({ facts: answer.facts });
@@ -93,6 +98,7 @@ async function runSweep(
   queries: EvalQuery[],
   ranking: Ranking,
   options: EvalOptions,
+  k: number,
 ): Promise<number> {
   const best = await sweep(context, queries, ranking);
   console.error(`best of the sweep: ${JSON.stringify(best.ranking)}`);
@@ -100,7 +106,7 @@ async function runSweep(
     `two-fold held-out estimate: recall@10 ${best.heldOut.recallAt10.toFixed(3)}, ` +
       `first ${best.heldOut.firstCorrect.toFixed(3)}`,
   );
-  const outcomes = await runQueries(context, queries, { ...ranking, ...best.ranking });
+  const outcomes = await runQueries(context, queries, { ...ranking, ...best.ranking }, k);
   print(scoreQueries(queries, outcomes), options.json);
   return 0;
 }

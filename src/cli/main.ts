@@ -84,6 +84,7 @@ function program(): Command {
     .description('retrieval quality on a queries file (see corpus/README.md)')
     .option('--facts <file>', 'load these facts into a fresh temporary store first')
     .option('--mode <mode>', 'fused, lexical or semantic', 'fused')
+    .option('--k <n>', 'facts asked for per query (recall@10 is then within the first ten)', '10')
     .option('--sweep', 'grid-search the ranking parameters and print the best')
     .option('--json', 'print JSON instead of a table')
     .option('--misses', 'also list each query whose answer is not in the first ten')

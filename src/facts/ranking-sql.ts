@@ -1,5 +1,6 @@
 import type { FactSearch } from './facts.repository';
 import { candidatesFor, Ranking } from './ranking';
+import { PREVIOUS_WORDS, QueryForm, queryForm } from './query-form';
 import { searchText } from './search-text';
 
 /**
@@ -84,22 +85,28 @@ export function rankingStatement(
   path: WindowPath,
 ): [string, unknown[]] {
   const [sql, params] = candidateStatement(search, ranking, path);
+  const form = queryForm(search.query);
   return [
     `${sql},
     ${fuse(ranking)},
-    ${closeMatches(ranking, search.k)}
-    ${order(search.timeline, search.k)}`,
+    ${closeMatches(ranking, form, search.k)}
+    ${order(search.timeline, form, search.k)}`,
     params,
   ];
 }
 
-/** The query's lexemes with their IDF, and whether each is rare enough to select candidates. */
+/**
+ * The query's lexemes with their weight (IDF to `termRarityPower`), and whether each
+ * is rare enough to select candidates.
+ */
 function terms(parts: Parts, ranking: Ranking): string {
   const [commonShare, maxTermFacts] = [float(ranking.commonTermShare), int(ranking.maxTermFacts)];
   return `terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
              ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
+             power(ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)),
+                   ${float(ranking.termRarityPower)}) AS weight,
              coalesce(s.ndoc, 0) <= least(c.facts * ${commonShare}, ${maxTermFacts}) AS selective,
              quote_literal(t.lexeme)::tsquery AS any_field,
              (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
@@ -203,8 +210,8 @@ function series(parts: Parts): string {
 }
 
 /**
- * Each candidate with both signals in 0..1: `cos`, and `lex`, the IDF-weighted share of
- * the query's terms it holds (answer-only terms counting `answerWeight`).
+ * Each candidate with both signals in 0..1: `cos`, and `lex`, the weighted share of the
+ * query's terms it holds (see `terms`; answer-only terms counting `answerWeight`).
  */
 function scoring(parts: Parts, ranking: Ranking): string {
   const answerWeight = float(ranking.answerWeight);
@@ -213,9 +220,9 @@ function scoring(parts: Parts, ranking: Ranking): string {
              f.sources, f.true_by AS day,
              1 - (f.embedding <=> ${parts.v}) AS cos,
              coalesce(
-               (SELECT sum(t.idf * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE ${answerWeight} END)
+               (SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE ${answerWeight} END)
                 FROM terms t WHERE f.search_text @@ t.any_field)
-               / nullif((SELECT sum(idf) FROM terms), 0), 0) AS lex
+               / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex
       FROM facts f
       WHERE f.id = ANY (ARRAY(SELECT id FROM drawn UNION SELECT id FROM series))
     )`;
@@ -235,10 +242,10 @@ function fuse(ranking: Ranking): string {
  * (score, and share of the best lexical score), or when none is, the k nearest,
  * marked not close. Mirror: `closeMatches` in evaluation.ts.
  */
-function closeMatches(ranking: Ranking, k: number): string {
+function closeMatches(ranking: Ranking, form: QueryForm, k: number): string {
   const [threshold, relative, lexical, limit] = [
     float(ranking.closeThreshold),
-    float(ranking.relativeThreshold),
+    float(relativeThreshold(ranking, form)),
     float(ranking.lexicalShare),
     int(k),
   ];
@@ -260,12 +267,26 @@ function closeMatches(ranking: Ranking, k: number): string {
     )`;
 }
 
+/** The share of the best score a close match needs, for a query of this form. */
+export function relativeThreshold(
+  ranking: Pick<Ranking, 'relativeThreshold' | 'keywordRelativeThreshold'>,
+  form: QueryForm,
+): number {
+  return form.keywords ? ranking.keywordRelativeThreshold : ranking.relativeThreshold;
+}
+
 /**
- * The order of the answer: newest first on a timeline, else best first; the id breaks
- * the last ties, so that equal facts come in one order. Mirror: `order` in evaluation.ts.
+ * The order of the answer: newest first on a timeline, else best first. Of facts on
+ * the same day (a role's new and previous holder, dated by the handover), those asking
+ * about a predecessor come first when the query does (`QueryForm.previous`) and last
+ * otherwise; the id breaks the last ties, so that equal facts come in one order.
+ * Mirror: `order` in evaluation.ts.
  */
-function order(timeline: boolean, k: number): string {
-  const by = timeline ? `day DESC NULLS LAST, score DESC` : `score DESC, day DESC NULLS LAST`;
+function order(timeline: boolean, form: QueryForm, k: number): string {
+  const tense = `(question ~* '\\m(${PREVIOUS_WORDS})\\M') = ${form.previous} DESC`;
+  const by = timeline
+    ? `day DESC NULLS LAST, ${tense}, score DESC`
+    : `score DESC, ${tense}, day DESC NULLS LAST`;
   return `SELECT question, answer, true_by, sources, score, close FROM picked
     ORDER BY ${by}, id LIMIT ${int(k)}`;
 }

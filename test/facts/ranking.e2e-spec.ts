@@ -3,6 +3,7 @@ import { SESSION_SETTINGS } from '../../src/database/data-source';
 import { EMBEDDER, Embedder } from '../../src/embeddings/embedder';
 import { replay } from '../../src/facts/evaluation';
 import { FactSearch, FactsRepository } from '../../src/facts/facts.repository';
+import { queryForm } from '../../src/facts/query-form';
 import { candidatesFor, rankingFor } from '../../src/facts/ranking';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA, fact, matches, OTHER } from '../support/corpus';
@@ -21,7 +22,7 @@ describe('the lexical score', () => {
   });
   afterAll(() => t.close());
 
-  it('is the IDF-weighted share of query terms found, answer-only terms counting less', async () => {
+  it("is the share of the query terms' weight found (IDF to the rarity power), answer-only terms counting less", async () => {
     const facts = t.app.get(FactsRepository);
     const embedder = t.app.get<Embedder>(EMBEDDER);
     const ranking = rankingFor(embedder.model);
@@ -32,7 +33,7 @@ describe('the lexical score', () => {
     );
     const lex = Object.fromEntries(rows.map((row) => [row.question, row.lex]));
     // N = 4 facts; "river" is in 2, "vienna" in 2 (one only as an answer word).
-    const idf = (n: number) => Math.log(1 + (4 - n + 0.5) / (n + 0.5));
+    const idf = (n: number) => Math.log(1 + (4 - n + 0.5) / (n + 0.5)) ** ranking.termRarityPower;
     const total = idf(2) + idf(2);
     expect(lex['Which river flows through Vienna?']).toBeCloseTo(1, 6);
     expect(lex['Which river flows through Budapest?']).toBeCloseTo(idf(2) / total, 6);
@@ -75,9 +76,12 @@ describe('the calibration replay', () => {
         const [vector] = await embedder.embed([query]);
         const search: FactSearch = { query, vector, k: 20, timeline: true, maxDay };
         const sql = (await facts.search(search, ranking)).map((row) => row.question);
-        const replayed = replay(await facts.candidates(search, ranking), ranking).map(
-          (row) => row.question,
-        );
+        const replayed = replay(
+          await facts.candidates(search, ranking),
+          ranking,
+          queryForm(query),
+          search.k,
+        ).map((row) => row.question);
         expect(replayed).toEqual(sql);
       }
     }
@@ -97,19 +101,25 @@ describe('the close-match cut', () => {
     semanticWeight: 0.5,
     closeThreshold: 0.25,
     relativeThreshold: 0.75,
+    keywordRelativeThreshold: 0.5,
     lexicalShare: 0.4,
   };
+  const question = queryForm('Which fact is the answer?');
   // Fused: 0.5, 0.45, 0.425, 0.05; the bar is max(0.25, 0.75 × 0.5) = 0.375.
 
   it('keeps out facts that share too little of the best lexical match', () => {
-    expect(replay(pool, ranking).map((c) => c.id)).toEqual(['1']);
+    expect(replay(pool, ranking, question).map((c) => c.id)).toEqual(['1']);
     // Without the lexical share both topic facts clear the bar and, newer, come first.
-    expect(replay(pool, { ...ranking, lexicalShare: 0 }).map((c) => c.id)).toEqual(['2', '3', '1']);
+    expect(replay(pool, { ...ranking, lexicalShare: 0 }, question).map((c) => c.id)).toEqual([
+      '2',
+      '3',
+      '1',
+    ]);
   });
 
   it('returns the nearest facts when none clears both bars', () => {
     const words = pool.map((c) => ({ ...c, lex: 0 }));
-    const nearest = replay(words, { ...ranking, closeThreshold: 0.9 }).map((c) => c.id);
+    const nearest = replay(words, { ...ranking, closeThreshold: 0.9 }, question).map((c) => c.id);
     expect(nearest).toEqual(['4', '2', '3', '1']);
   });
 });

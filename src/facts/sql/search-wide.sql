@@ -9,6 +9,8 @@ WITH terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
              ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
+             power(ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)),
+                   3::float8) AS weight,
              coalesce(s.ndoc, 0) <= least(c.facts * 0.1::float8, 1000::int) AS selective,
              quote_literal(t.lexeme)::tsquery AS any_field,
              (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
@@ -60,20 +62,20 @@ WITH terms AS (
              f.sources, f.true_by AS day,
              1 - (f.embedding <=> (SELECT $2::int4[]::vector)) AS cos,
              coalesce(
-               (SELECT sum(t.idf * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE 0.2::float8 END)
+               (SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE 0.2::float8 END)
                 FROM terms t WHERE f.search_text @@ t.any_field)
-               / nullif((SELECT sum(idf) FROM terms), 0), 0) AS lex
+               / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex
       FROM facts f
       WHERE f.id = ANY (ARRAY(SELECT id FROM drawn UNION SELECT id FROM series))
     ),
-    fused AS (SELECT *, 0.5::float8 * cos + (1 - 0.5::float8) * lex AS score FROM scored),
+    fused AS (SELECT *, 0.3::float8 * cos + (1 - 0.3::float8) * lex AS score FROM scored),
     cut AS (
-      SELECT greatest(0.25::float8, 0.75::float8 * max(score)) AS bar, max(lex) AS top_lex
+      SELECT greatest(0.15::float8, 0.7::float8 * max(score)) AS bar, max(lex) AS top_lex
       FROM fused
     ),
     close AS (
       SELECT f.* FROM fused f, cut
-      WHERE f.score >= cut.bar AND f.lex >= 0.4::float8 * cut.top_lex
+      WHERE f.score >= cut.bar AND f.lex >= 0::float8 * cut.top_lex
       -- The k closest; of equal ones (a series of one question) the newest.
       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int
     ),
@@ -84,4 +86,4 @@ WITH terms AS (
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int)
     )
     SELECT question, answer, true_by, sources, score, close FROM picked
-    ORDER BY day DESC NULLS LAST, score DESC, id LIMIT 10::int;
+    ORDER BY day DESC NULLS LAST, (question ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = false DESC, score DESC, id LIMIT 10::int;

@@ -1,0 +1,44 @@
+/**
+ * What a query's wording says about the answer it wants, read from its words alone
+ * (English), before any fact is looked at.
+ */
+export interface QueryForm {
+  /**
+   * The query is a list of content words rather than a question (no question word
+   * first, no question mark): words a caller picked from a text, of which a fact may
+   * hold only a few. Its close matches are cut more loosely (`Ranking`).
+   */
+  keywords: boolean;
+  /**
+   * The query asks for the holder before the present one ("the previous prime
+   * minister", "who ran it before the current CEO"). Of facts on the same day, those
+   * worded about a predecessor then come first, and otherwise last.
+   */
+  previous: boolean;
+}
+
+const QUESTION_WORD =
+  /^\s*(who|whom|whose|what|which|when|where|why|how|is|are|was|were|do|does|did|can|could|will|would|should|has|have|had|name|tell|list|give|find)\b/i;
+
+/**
+ * Words that point at a predecessor. Also used, as a PostgreSQL regular expression,
+ * on the questions of facts (`order` in ranking-sql.ts), so it keeps to the syntax both
+ * engines share: `\m`/`\M` are PostgreSQL's word bounds, `\b` JavaScript's.
+ */
+export const PREVIOUS_WORDS =
+  'previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing';
+
+const PREVIOUS = new RegExp(`\\b(${PREVIOUS_WORDS})\\b`, 'i');
+
+/** Whether `text` (a query, or a fact's question) speaks of a predecessor. */
+export function namesPredecessor(text: string): boolean {
+  return PREVIOUS.test(text);
+}
+
+/** The form of `query` (see `QueryForm`). */
+export function queryForm(query: string): QueryForm {
+  return {
+    keywords: !QUESTION_WORD.test(query) && !/\?\s*$/.test(query),
+    previous: namesPredecessor(query),
+  };
+}
