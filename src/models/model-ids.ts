@@ -165,6 +165,9 @@ function* reordered(vendor: string, model: string): Generator<string> {
     if (m) yield `anthropic/claude-${m[2]}-${m[1]}`;
     const n = /^claude-([a-z]+)-(\d+(?:\.\d+)?)$/.exec(model);
     if (n) yield `anthropic/claude-${n[2]}-${n[1]}`;
+    // Anthropic's own aliases of a .0 release: claude-sonnet-4-0 is claude-sonnet-4.
+    const zero = /^claude-([a-z]+)-(\d+)\.0$/.exec(model);
+    if (zero) yield `anthropic/claude-${zero[1]}-${zero[2]}`;
   }
   if (vendor === 'google') {
     // OpenRouter lists Gemini 1.x as gemini-pro-1.5; Google's stable alias gemini-2.0-flash

@@ -67,6 +67,8 @@ describe('the shipped model cutoff table', () => {
       'anthropic/claude-3-7-sonnet-20250219',
       'anthropic/claude-3.7-sonnet',
     ],
+    ['Anthropic alias of a .0 release', 'claude-sonnet-4-0', 'anthropic/claude-sonnet-4'],
+    ['the same alias with a dot', 'anthropic/claude-opus-4.0', 'anthropic/claude-opus-4'],
     [':free', 'openai/gpt-4o-mini:free', 'openai/gpt-4o-mini'],
     [':thinking', 'anthropic/claude-3.7-sonnet:thinking', 'anthropic/claude-3.7-sonnet'],
     [
@@ -154,6 +156,9 @@ describe('the shipped model cutoff table', () => {
     'anthropic/claude-sonnet-4.7',
     'claude-sonnet-4-7-20270101',
     'claude-haiku-4-6',
+    // A .0 alias of a version the table does not list.
+    'claude-haiku-4-0',
+    'claude-sonnet-3-0',
     'openai/gpt-5.1-mini',
     'gpt-5.7',
     'gpt-4o-mini-tts',
