@@ -157,8 +157,22 @@ function* dotted(model: string): Generator<string> {
   if (spelt !== model) yield spelt;
 }
 
+/**
+ * Mistral's API names its Small releases by -YYMM alone; the table lists them under
+ * their weights' names (Mistral-Small-3.1-24B-Instruct-2503 is mistral-small-2503).
+ */
+const MISTRAL_RELEASES = new Map<string, string>([
+  ['mistral-small-2501', 'mistral-small-24b-instruct-2501'],
+  ['mistral-small-2503', 'mistral-small-3.1-24b-instruct'],
+  ['mistral-small-3.1-24b-instruct-2503', 'mistral-small-3.1-24b-instruct'],
+  ['mistral-small-2506', 'mistral-small-3.2-24b-instruct'],
+  ['mistral-small-3.2-24b-instruct-2506', 'mistral-small-3.2-24b-instruct'],
+]);
+
 /** Table spellings that order the words differently from the vendor's own id. */
 function* reordered(vendor: string, model: string): Generator<string> {
+  const release = vendor === 'mistralai' ? MISTRAL_RELEASES.get(model) : undefined;
+  if (release) yield `mistralai/${release}`;
   if (vendor === 'anthropic') {
     // OpenRouter's slugs put the version first (claude-4-sonnet, claude-3-7-sonnet).
     const m = /^claude-(\d+(?:\.\d+)?)-([a-z]+)$/.exec(model);

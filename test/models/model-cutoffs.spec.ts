@@ -134,6 +134,16 @@ describe('the shipped model cutoff table', () => {
     ['LiteLLM azure/', 'azure/gpt-4.1-mini', 'openai/gpt-4.1-mini'],
     ['LiteLLM xai/', 'xai/grok-3-mini', 'x-ai/grok-3-mini'],
     ['LiteLLM mistral/', 'mistral/mistral-small-2603', 'mistralai/mistral-small-2603'],
+    [
+      'Mistral API -YYMM of a release listed by its weights',
+      'mistral-small-2503',
+      'mistralai/mistral-small-3.1-24b-instruct',
+    ],
+    [
+      'Mistral weights with their -YYMM',
+      'mistralai/Mistral-Small-3.2-24B-Instruct-2506',
+      'mistralai/mistral-small-3.2-24b-instruct',
+    ],
     ['LiteLLM meta/', 'meta/llama-3.3-70b-instruct', 'meta-llama/llama-3.3-70b-instruct'],
     ['LiteLLM litellm_proxy/', 'litellm_proxy/gpt-4o', 'openai/gpt-4o'],
     ['xAI snapshot -MMDD', 'grok-4-0709', 'x-ai/grok-4'],
@@ -165,7 +175,7 @@ describe('the shipped model cutoff table', () => {
     'google/gemini-3-pro',
     'gemini-1.0-pro',
     'grok-5',
-    'mistralai/mistral-small-2501',
+    'mistralai/mistral-small-2409',
     'mistralai/mixtral-8x7b',
     'meta.llama3-2-11b-instruct-v1:0',
     'us.amazon.nova-pro-v1:0',
@@ -204,6 +214,12 @@ describe('the shipped model cutoff table', () => {
   it('keeps dated Mistral ids, which name distinct models', () => {
     expect(cutoffs.lookup('mistralai/mistral-small-2603')?.id).toBe('mistralai/mistral-small-2603');
     expect(cutoffs.lookup('mistral-small-2603')?.id).toBe('mistralai/mistral-small-2603');
+    expect(cutoffs.lookup('mistral-small-2501')?.id).toBe(
+      'mistralai/mistral-small-24b-instruct-2501',
+    );
+    expect(cutoffs.lookup('mistral-small-2506')?.id).toBe(
+      'mistralai/mistral-small-3.2-24b-instruct',
+    );
   });
 
   it('tells apart neighbours of one family', () => {
