@@ -173,6 +173,11 @@ const MISTRAL_RELEASES = new Map<string, string>([
 function* reordered(vendor: string, model: string): Generator<string> {
   const release = vendor === 'mistralai' ? MISTRAL_RELEASES.get(model) : undefined;
   if (release) yield `mistralai/${release}`;
+  if (vendor === 'meta-llama') {
+    // Llama 4 by its weights' names (llama-4-maverick-17b-128e-instruct[-fp8]) or Bedrock's.
+    const m = /^llama-4-(scout|maverick)-17b(?:-(?:16|128)e)?-instruct(?:-fp8)?$/.exec(model);
+    if (m) yield `meta-llama/llama-4-${m[1]}`;
+  }
   if (vendor === 'anthropic') {
     // OpenRouter's slugs put the version first (claude-4-sonnet, claude-3-7-sonnet).
     const m = /^claude-(\d+(?:\.\d+)?)-([a-z]+)$/.exec(model);

@@ -90,6 +90,12 @@ describe('the shipped model cutoff table', () => {
       'anthropic/claude-opus-4.6',
     ],
     ['Bedrock Llama', 'meta.llama3-1-70b-instruct-v1:0', 'meta-llama/llama-3.1-70b-instruct'],
+    [
+      'Llama 4 by its weights',
+      'meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8',
+      'meta-llama/llama-4-maverick',
+    ],
+    ['Bedrock Llama 4', 'us.meta.llama4-scout-17b-instruct-v1:0', 'meta-llama/llama-4-scout'],
     ['Bedrock gpt-oss', 'openai.gpt-oss-120b-1:0', 'openai/gpt-oss-120b'],
     [
       'LiteLLM bedrock/',
@@ -178,6 +184,7 @@ describe('the shipped model cutoff table', () => {
     'mistralai/mistral-small-2409',
     'mistralai/mixtral-8x7b',
     'meta.llama3-2-11b-instruct-v1:0',
+    'meta-llama/llama-4-behemoth-288b-16e-instruct',
     'us.amazon.nova-pro-v1:0',
     'deepseek/deepseek-v3.2',
     // Hosts whose names are their own, and names of no vendor.
