@@ -157,14 +157,36 @@ function* dotted(model: string): Generator<string> {
   if (spelt !== model) yield spelt;
 }
 
+/**
+ * Mistral's API names its Small releases by -YYMM alone; the table lists them under
+ * their weights' names (Mistral-Small-3.1-24B-Instruct-2503 is mistral-small-2503).
+ */
+const MISTRAL_RELEASES = new Map<string, string>([
+  ['mistral-small-2501', 'mistral-small-24b-instruct-2501'],
+  ['mistral-small-2503', 'mistral-small-3.1-24b-instruct'],
+  ['mistral-small-3.1-24b-instruct-2503', 'mistral-small-3.1-24b-instruct'],
+  ['mistral-small-2506', 'mistral-small-3.2-24b-instruct'],
+  ['mistral-small-3.2-24b-instruct-2506', 'mistral-small-3.2-24b-instruct'],
+]);
+
 /** Table spellings that order the words differently from the vendor's own id. */
 function* reordered(vendor: string, model: string): Generator<string> {
+  const release = vendor === 'mistralai' ? MISTRAL_RELEASES.get(model) : undefined;
+  if (release) yield `mistralai/${release}`;
+  if (vendor === 'meta-llama') {
+    // Llama 4 by its weights' names (llama-4-maverick-17b-128e-instruct[-fp8]) or Bedrock's.
+    const m = /^llama-4-(scout|maverick)-17b(?:-(?:16|128)e)?-instruct(?:-fp8)?$/.exec(model);
+    if (m) yield `meta-llama/llama-4-${m[1]}`;
+  }
   if (vendor === 'anthropic') {
     // OpenRouter's slugs put the version first (claude-4-sonnet, claude-3-7-sonnet).
     const m = /^claude-(\d+(?:\.\d+)?)-([a-z]+)$/.exec(model);
     if (m) yield `anthropic/claude-${m[2]}-${m[1]}`;
     const n = /^claude-([a-z]+)-(\d+(?:\.\d+)?)$/.exec(model);
     if (n) yield `anthropic/claude-${n[2]}-${n[1]}`;
+    // Anthropic's own aliases of a .0 release: claude-sonnet-4-0 is claude-sonnet-4.
+    const zero = /^claude-([a-z]+)-(\d+)\.0$/.exec(model);
+    if (zero) yield `anthropic/claude-${zero[1]}-${zero[2]}`;
   }
   if (vendor === 'google') {
     // OpenRouter lists Gemini 1.x as gemini-pro-1.5; Google's stable alias gemini-2.0-flash

@@ -105,6 +105,33 @@ describe('bin/freshfacts mcp: the stdio bridge to a running service', () => {
     }
   });
 
+  it('passes on corpus_status unmetered, and the quota refusal with the billing page', async () => {
+    const { key } = await t.app.get(ApiKeysService).create('stdio-quota@example.com');
+    const [{ accountId }] = await t.app.get(ApiKeysService).list('stdio-quota@example.com');
+    const agent = await spawnAgent(['mcp', '--url', t.url, '--key', key]);
+    try {
+      const status = (await agent.callTool({ name: 'corpus_status' })) as CallToolResult;
+      expect(status.isError).toBeFalsy();
+      expect(status.structuredContent).toMatchObject({ facts: 9, newest_true_by: '2023-08-23' });
+      expect(await monthCalls('stdio-quota@example.com')).toBe(0);
+      const now = new Date();
+      const usage = t.app.get(UsageRepository);
+      for (let i = 0; i < 1000; i++) {
+        await usage.charge(accountId, monthOf(now), now.toISOString().slice(0, 10), 1000);
+      }
+      const refused = (await agent.callTool({
+        name: 'search_facts',
+        arguments: { query: QUESTION },
+      })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toMatch(/^Monthly call limit reached: /);
+      expect(text(refused)).toContain(`${t.config.publicUrl}/dashboard/billing`);
+      expect(await monthCalls('stdio-quota@example.com')).toBe(1000);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('runs two bridges at once', async () => {
     const agents = await Promise.all([
       spawnAgent(['mcp', '--url', t.url, '--key', t.key]),

@@ -95,6 +95,21 @@ describe('the container image layout', () => {
       expect(res.status).toBe(200);
       const body = (await res.json()) as { results: { answer: string }[] };
       expect(body.results.length).toBeGreaterThan(0);
+      // The shipped corpus reaches past a late-2025 model's cutoff (issue 17).
+      const fresh = await fetch(`${base}/v1/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: 'Which country announced a ban on social media for children?',
+          model_id: 'anthropic/claude-sonnet-4.5',
+        }),
+      });
+      expect(fresh.headers.get('freshfacts-model-cutoff')).toBe('2025-07-01');
+      const days = ((await fresh.json()) as { results: { true_by: string }[] }).results.map(
+        (fact) => fact.true_by,
+      );
+      expect(days.length).toBeGreaterThan(0);
+      for (const day of days) expect(day > '2025-07-01').toBe(true);
     } finally {
       server.kill('SIGTERM');
       await exited;

@@ -27,7 +27,16 @@ describe('the README’s copy-paste MCP set-ups', () => {
 
   it('are valid JSON for Claude Desktop, Cursor and VS Code', () => {
     expect(setUps()).toHaveLength(3);
-    expect(servers.length).toBeGreaterThanOrEqual(5);
+    expect(servers.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('give Cursor and VS Code both the HTTP server and the stdio bridge, Claude Desktop the bridge', () => {
+    const [claude, cursor, vscode] = setUps().map((entries) =>
+      Object.values(entries).map((server) => (server.command ? 'stdio' : 'http')),
+    );
+    expect(claude).toEqual(['stdio', 'stdio']);
+    expect(cursor).toEqual(['http', 'stdio']);
+    expect(vscode).toEqual(['http', 'stdio']);
   });
 
   it('start bin/freshfacts mcp with options it has, or reach POST /mcp with a bearer key', () => {

@@ -67,6 +67,8 @@ describe('the shipped model cutoff table', () => {
       'anthropic/claude-3-7-sonnet-20250219',
       'anthropic/claude-3.7-sonnet',
     ],
+    ['Anthropic alias of a .0 release', 'claude-sonnet-4-0', 'anthropic/claude-sonnet-4'],
+    ['the same alias with a dot', 'anthropic/claude-opus-4.0', 'anthropic/claude-opus-4'],
     [':free', 'openai/gpt-4o-mini:free', 'openai/gpt-4o-mini'],
     [':thinking', 'anthropic/claude-3.7-sonnet:thinking', 'anthropic/claude-3.7-sonnet'],
     [
@@ -88,6 +90,12 @@ describe('the shipped model cutoff table', () => {
       'anthropic/claude-opus-4.6',
     ],
     ['Bedrock Llama', 'meta.llama3-1-70b-instruct-v1:0', 'meta-llama/llama-3.1-70b-instruct'],
+    [
+      'Llama 4 by its weights',
+      'meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8',
+      'meta-llama/llama-4-maverick',
+    ],
+    ['Bedrock Llama 4', 'us.meta.llama4-scout-17b-instruct-v1:0', 'meta-llama/llama-4-scout'],
     ['Bedrock gpt-oss', 'openai.gpt-oss-120b-1:0', 'openai/gpt-oss-120b'],
     [
       'LiteLLM bedrock/',
@@ -132,6 +140,16 @@ describe('the shipped model cutoff table', () => {
     ['LiteLLM azure/', 'azure/gpt-4.1-mini', 'openai/gpt-4.1-mini'],
     ['LiteLLM xai/', 'xai/grok-3-mini', 'x-ai/grok-3-mini'],
     ['LiteLLM mistral/', 'mistral/mistral-small-2603', 'mistralai/mistral-small-2603'],
+    [
+      'Mistral API -YYMM of a release listed by its weights',
+      'mistral-small-2503',
+      'mistralai/mistral-small-3.1-24b-instruct',
+    ],
+    [
+      'Mistral weights with their -YYMM',
+      'mistralai/Mistral-Small-3.2-24B-Instruct-2506',
+      'mistralai/mistral-small-3.2-24b-instruct',
+    ],
     ['LiteLLM meta/', 'meta/llama-3.3-70b-instruct', 'meta-llama/llama-3.3-70b-instruct'],
     ['LiteLLM litellm_proxy/', 'litellm_proxy/gpt-4o', 'openai/gpt-4o'],
     ['xAI snapshot -MMDD', 'grok-4-0709', 'x-ai/grok-4'],
@@ -154,15 +172,19 @@ describe('the shipped model cutoff table', () => {
     'anthropic/claude-sonnet-4.7',
     'claude-sonnet-4-7-20270101',
     'claude-haiku-4-6',
+    // A .0 alias of a version the table does not list.
+    'claude-haiku-4-0',
+    'claude-sonnet-3-0',
     'openai/gpt-5.1-mini',
     'gpt-5.7',
     'gpt-4o-mini-tts',
     'google/gemini-3-pro',
     'gemini-1.0-pro',
     'grok-5',
-    'mistralai/mistral-small-2501',
+    'mistralai/mistral-small-2409',
     'mistralai/mixtral-8x7b',
     'meta.llama3-2-11b-instruct-v1:0',
+    'meta-llama/llama-4-behemoth-288b-16e-instruct',
     'us.amazon.nova-pro-v1:0',
     'deepseek/deepseek-v3.2',
     // Hosts whose names are their own, and names of no vendor.
@@ -199,6 +221,12 @@ describe('the shipped model cutoff table', () => {
   it('keeps dated Mistral ids, which name distinct models', () => {
     expect(cutoffs.lookup('mistralai/mistral-small-2603')?.id).toBe('mistralai/mistral-small-2603');
     expect(cutoffs.lookup('mistral-small-2603')?.id).toBe('mistralai/mistral-small-2603');
+    expect(cutoffs.lookup('mistral-small-2501')?.id).toBe(
+      'mistralai/mistral-small-24b-instruct-2501',
+    );
+    expect(cutoffs.lookup('mistral-small-2506')?.id).toBe(
+      'mistralai/mistral-small-3.2-24b-instruct',
+    );
   });
 
   it('tells apart neighbours of one family', () => {
