@@ -6,6 +6,7 @@ import { DatabaseSetupError } from '../database/data-source';
 import { isDatabaseUnavailable } from '../database/errors';
 import { IngestFileError } from '../facts/fact-record';
 import { UsageError } from './context';
+import { ProblemError } from '../common/problem';
 import { AccountNotFoundError, UnknownPlanError } from '../billing/accounts.service';
 import { setPlan } from './accounts.command';
 import { BenchOptions, benchCommand } from './bench.command';
@@ -32,6 +33,7 @@ import { StoreModelError } from '../facts/facts.repository';
 // Errors a user can act on: printed as one line, exit status 2.
 const USER_ERRORS = [
   UsageError,
+  ProblemError,
   ConfigError,
   DatabaseSetupError,
   IngestFileError,
