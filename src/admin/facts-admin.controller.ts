@@ -96,7 +96,10 @@ export class FactsAdminController {
   async push(@Req() request: AdminRequest, @Query() query: PushQueryDto): Promise<PushSummaryDto> {
     const text = typeof request.body === 'string' ? request.body : '';
     const origin = { origin: actorOf(request), kind: 'push' as const };
-    return PushSummaryDto.of(await this.ingest.ingestBatch(text, origin, query.strict === 'true'));
+    const jsonLines = /ndjson|jsonl|jsonlines/i.test(request.headers['content-type'] ?? '');
+    return PushSummaryDto.of(
+      await this.ingest.ingestBatch(text, origin, { strict: query.strict === 'true', jsonLines }),
+    );
   }
 
   @Get()

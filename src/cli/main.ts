@@ -18,7 +18,14 @@ import { ingestCommand } from './ingest.command';
 import { createKey, listKeys, revokeKey } from './keys.command';
 import { serveCommand } from './serve.command';
 import { McpOptions, mcpCommand } from './mcp.command';
-import { explainSearch, ExplainOptions, findFacts, showFact } from './facts.command';
+import {
+  explainSearch,
+  ExplainOptions,
+  findFacts,
+  restoreFact,
+  retractFact,
+  showFact,
+} from './facts.command';
 import {
   addSource,
   AddSourceOptions,
@@ -150,6 +157,17 @@ function program(): Command {
     .command('show <id>')
     .description('a fact with its sources and where and when it was ingested')
     .action(async (id: string) => exit(await showFact(id)));
+  facts
+    .command('retract <id>')
+    .description('take a fact back: never returned again, and not revived by ingest')
+    .requiredOption('--reason <text>', 'why (kept with the fact and in the audit trail)')
+    .action(async (id: string, options: { reason: string }) =>
+      exit(await retractFact(id, options)),
+    );
+  facts
+    .command('restore <id>')
+    .description('put a retracted fact back')
+    .action(async (id: string) => exit(await restoreFact(id)));
   facts
     .command('find <words>')
     .description('ids of facts whose question contains these words')

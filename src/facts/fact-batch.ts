@@ -37,11 +37,13 @@ export class FactBatchError extends RequestValidationError {
 }
 
 /**
- * The facts of a push: a JSON array of fact objects, or JSON Lines (one fact object
- * a line; blank lines are skipped but counted, so numbers match the sender's file).
+ * The facts of a push: JSON Lines (one fact object a line; blank lines are skipped but
+ * counted, so numbers match the sender's file), or a JSON array of fact objects. A
+ * body declared JSON Lines is read as lines even when its first line is an array.
  */
-export function parseFactBatch(text: string): BatchLine[] {
-  const lines = text.trimStart().startsWith('[') ? arrayItems(text) : jsonLines(text);
+export function parseFactBatch(text: string, declaredLines = false): BatchLine[] {
+  const array = !declaredLines && text.trimStart().startsWith('[');
+  const lines = array ? arrayItems(text) : jsonLines(text);
   if (lines.length > MAX_PUSH_FACTS) throw new BatchTooLargeError(lines.length);
   return lines.map(({ number, value }) => ({
     number,

@@ -128,10 +128,14 @@ export class IngestService {
    * number and skipped; with `strict`, or when no line is a fact, the batch is
    * refused with 422 and nothing is written.
    */
-  async ingestBatch(text: string, origin: Origin, strict = false): Promise<IngestSummary> {
-    const lines = parseFactBatch(text);
+  async ingestBatch(
+    text: string,
+    origin: Origin,
+    options: { strict?: boolean; jsonLines?: boolean } = {},
+  ): Promise<IngestSummary> {
+    const lines = parseFactBatch(text, options.jsonLines);
     const bad = lines.filter((line) => 'errors' in line.parsed).length;
-    if (lines.length === 0 || bad === lines.length || (strict && bad > 0)) {
+    if (lines.length === 0 || bad === lines.length || (options.strict && bad > 0)) {
       throw new FactBatchError(lines);
     }
     return this.ingestParsed(lines, origin);

@@ -49,7 +49,7 @@ describe('the audit trail of admin writes', () => {
     const events: { id: string; at: string; action: string; target: string; actor: string }[] = [];
     let before: string | null = null;
     do {
-      const page = await as(request(t.url).get('/admin/events'))
+      const page: request.Response = await as(request(t.url).get('/admin/events'))
         .query(before ? { limit: 3, before } : { limit: 3 })
         .expect(200);
       expect(page.body.events.length).toBeLessThanOrEqual(3);
