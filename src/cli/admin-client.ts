@@ -42,7 +42,14 @@ export class AdminClient {
         `the server holding the data folder does not answer at ${this.url} (${(err as Error).message})`,
       );
     }
-    const answer: unknown = await response.json();
+    let answer: unknown;
+    try {
+      answer = await response.json();
+    } catch {
+      throw new UsageError(
+        `${this.url} answered ${method} ${path} with ${response.status} and no JSON: is it freshfacts?`,
+      );
+    }
     if (response.ok) return answer as T;
     throw this.refusal(answer as Problem);
   }
