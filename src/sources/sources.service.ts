@@ -296,6 +296,8 @@ export class SourcesService {
     report.added += summary.added;
     report.merged += summary.merged;
     summary.rejected.forEach(() => count(report, 'invalid fact'));
+    // An operator took these back; the source's copy does not bring them back.
+    for (let i = 0; i < summary.retracted; i++) count(report, 'retracted fact');
   }
 }
 

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { IngestService } from '../../src/facts/ingest.service';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA, fact } from '../support/corpus';
 
@@ -171,6 +172,14 @@ describe('facts through the admin API while the service runs', () => {
 
     const again = await push(JSON.stringify(ZENGA)).expect(200);
     expect(again.body).toMatchObject({ added: 0, merged: 0, retracted: 1 });
+    // The path the sources worker and the seeding take, with the fact in another case.
+    const fromSource = await t.app
+      .get(IngestService)
+      .ingestValues([{ ...ZENGA, answer: 'WALTER ZENGA' }], {
+        origin: 'https://x.test/',
+        kind: 'feed',
+      });
+    expect(fromSource).toMatchObject({ added: 0, merged: 0, retracted: 1 });
     expect(await answers()).not.toContain('Walter Zenga');
 
     const shown = await as(request(t.url).get(`/admin/facts/${id}`)).expect(200);

@@ -117,7 +117,9 @@ describe('bin/freshfacts beside a running serve', () => {
     expect(created.out).toMatch(/^ff_live_\S+\n$/);
     expect(created.err).toContain('API key for ops@example.com (shown once');
     const listed = await ok(['keys', 'list', '--email', 'ops@example.com']);
-    expect(listed.out).toMatch(/^ff_live_\S+…  ci  created \S+  last used never  active\n$/);
+    expect(listed.out).toMatch(
+      /^ff_live_\S+… {2}ci {2}created \S+ {2}last used never {2}active\n$/,
+    );
     const prefix = listed.out.split('…')[0];
     expect((await ok(['keys', 'revoke', prefix])).out).toMatch(
       new RegExp(`^revoked ${prefix}… \\(created \\S+\\)\\n$`),
@@ -147,7 +149,7 @@ describe('bin/freshfacts beside a running serve', () => {
     );
     const sources = await ok(['sources', 'list']);
     expect(sources.out).toMatch(
-      /^\d+  feed  https:\/\/example\.org\/feed\.xml\n    every 6h; last never run; next /,
+      /^\d+ {2}feed {2}https:\/\/example\.org\/feed\.xml\n {4}every 6h; last never run; next /,
     );
     expect((await cli(['sources', 'run', '--once'])).err).toContain('polls the sources itself');
     expect((await ok(['sources', 'remove', 'https://example.org/feed.xml'])).out).toMatch(
