@@ -5,7 +5,7 @@ import type { PushSummaryDto } from '../admin/facts-admin.dto';
 import { FieldError } from '../common/problem';
 import { fileSize, readFactLines } from '../facts/fact-record';
 import { MAX_PUSH_FACTS } from '../facts/fact-batch';
-import { IngestService, IngestSummary, RejectedLine } from '../facts/ingest.service';
+import { emptySummary, IngestService, IngestSummary, RejectedLine } from '../facts/ingest.service';
 import { AdminClient, auditCli, offlineOrThroughServer, RemoteProblemError } from './admin-client';
 
 const SHOWN_REJECTS = 50;
@@ -65,14 +65,7 @@ async function ingestThroughServer(
   onProgress: Progress,
 ): Promise<IngestSummary> {
   fileSize(file);
-  const summary: IngestSummary = {
-    added: 0,
-    merged: 0,
-    retracted: 0,
-    rejected: [],
-    droppedSources: 0,
-    refused: false,
-  };
+  const summary = emptySummary();
   if (strict) {
     for await (const { number, parsed } of readFactLines(file)) {
       if ('errors' in parsed) summary.rejected.push({ line: number, errors: parsed.errors });

@@ -27,6 +27,11 @@ export interface IngestSummary {
   indexSeconds?: number;
 }
 
+/** A summary of nothing ingested yet, for a run to add to. */
+export function emptySummary(): IngestSummary {
+  return { added: 0, merged: 0, retracted: 0, rejected: [], droppedSources: 0, refused: false };
+}
+
 export interface IngestOptions {
   strict?: boolean;
   /** Called after each committed batch with the share of the file read (0..1). */
@@ -80,14 +85,7 @@ export class IngestService {
     options: IngestOptions,
   ): Promise<IngestSummary> {
     const vectors = VectorFile.load(path, this.embedder.model);
-    const summary: IngestSummary = {
-      added: 0,
-      merged: 0,
-      retracted: 0,
-      rejected: [],
-      droppedSources: 0,
-      refused: false,
-    };
+    const summary = emptySummary();
     let batch: FactDto[] = [];
     const flush = async (bytes: number) => {
       const result = await this.ingestFacts(batch, origin, vectors);
