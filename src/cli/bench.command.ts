@@ -286,7 +286,10 @@ async function measureInterleaved(
     load: [] as LoadResult[],
   }));
   const qualities: Metrics[] = [];
-  for (const s of served) qualities.push(await quality(s.url, s.key, runs));
+  for (const s of served) {
+    qualities.push(await quality(s.url, s.key, runs));
+    say(`${s.engine}: ${describeQuality(qualities[qualities.length - 1])}`);
+  }
   for (const [i, concurrency] of runs.levels.entries()) {
     for (const [j, s] of served.entries()) {
       say(`${s.engine}: ${runs.batches[i].length - WARMUP} requests at concurrency ${concurrency}`);
@@ -322,6 +325,7 @@ async function benchPeer(
     const loaded = JSON.parse(line) as PeerLoad & { port: number };
     say(`peer: ${loaded.engine} serving on ${loaded.port}; measuring`);
     const measured = await measure(`http://127.0.0.1:${loaded.port}/v1/search`, undefined, runs);
+    say(`peer: ${describeQuality(measured.quality)}`);
     return {
       engine: loaded.engine,
       build: {
@@ -364,6 +368,11 @@ async function quality(url: string, key: string | undefined, runs: Runs): Promis
     facts: body.results,
   }));
   return scoreQueries(runs.queries, outcomes).all;
+}
+
+function describeQuality(q: Metrics): string {
+  const first = q.firstCorrect === null ? '-' : q.firstCorrect.toFixed(3);
+  return `dev queries at k ${EVAL_K}: recall@10 ${q.recallAt10.toFixed(3)}, first ${first}`;
 }
 
 async function loadChild(spec: LoadSpec, bodies: boolean): Promise<LoadResult> {
