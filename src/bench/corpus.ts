@@ -19,6 +19,8 @@ export interface EvalNames {
    * lower case anywhere in the corpus ("Koskela", "Mississippi"; not "The", "Which").
    */
   words: Set<string>;
+  /** The shipped facts whose answer holds an expected answer string. */
+  answering: Set<FactDto>;
 }
 
 /** Lower-cased words written in lower case somewhere in `facts` ("the", "march"). */
@@ -52,9 +54,12 @@ export function evalNames(
     q.expect_answer_contains,
     q.expect_first_answer_contains ?? '',
   ]);
+  const answering = new Set<FactDto>();
   for (const fact of base) {
     const answer = fact.answer.toLowerCase();
-    if (answers.some((a) => answer.includes(a))) texts.push(fact.question, fact.answer);
+    if (!answers.some((a) => answer.includes(a))) continue;
+    answering.add(fact);
+    texts.push(fact.question, fact.answer);
   }
   const names = new Set<string>();
   const nameWords = new Set<string>();
@@ -65,7 +70,7 @@ export function evalNames(
       if (/\s/.test(name) || hasNameWord(name, words)) names.add(name);
     }
   }
-  return { answers, names: [...names].sort(), words: nameWords };
+  return { answers, names: [...names].sort(), words: nameWords, answering };
 }
 
 /**
@@ -76,8 +81,9 @@ export function evalNames(
  * a few thousand strings.
  *
  * The variants are distractors, never answers: the names swapped in come from a pool
- * of the corpus's names disjoint from the eval names (`evalNames`), a template is only
- * used if what it keeps (the text around its names and numbers) holds no eval name or
+ * of the corpus's names disjoint from the eval names (`evalNames`), the facts answering
+ * the queries are no templates (a question without names would come out unchanged),
+ * and a template is only used if what it keeps (the text around its names and numbers) holds no eval name or
  * expected answer, and every variant is checked again before it is kept (a number
  * drawn at random can spell an expected answer). So a grown fact never contains an
  * expected answer string of the dev queries nor the subject of one of them, and the
@@ -113,8 +119,13 @@ export class CorpusGrower {
       .filter((name) => /\s/.test(name) || hasNameWord(name, this.vocabulary))
       .filter((name) => this.clean(name) && !this.wordless.some((n) => name.includes(n)))
       .sort();
+    // Not the facts answering the queries: a variant of one whose question has no name
+    // (most news-quiz questions) would ask the very same question with another answer.
     this.templates = base.filter(
-      (fact) => this.clean(this.skeleton(fact.question)) && this.clean(this.skeleton(fact.answer)),
+      (fact) =>
+        !this.exclude.answering.has(fact) &&
+        this.clean(this.skeleton(fact.question)) &&
+        this.clean(this.skeleton(fact.answer)),
     );
     this.answers = base.map((fact) => fact.answer).filter((answer) => this.clean(answer));
     if (!this.pool.length || !this.templates.length || !this.answers.length)

@@ -61,7 +61,7 @@ const BENCH = join(PROJECT_ROOT, 'dist', 'src', 'bench');
  * seed grown before the distractors were made disjoint from the eval names (names
  * swapped from the whole corpus) are not reused.
  */
-const GROWTH = 'disjoint';
+const GROWTH = 'disjoint2';
 const WARMUP = 100;
 
 /**

@@ -64,6 +64,17 @@ describe("the bench's grown corpus", () => {
     expect(base.some((fact) => holds(fact.question, 'Helsingin Jalkapalloklubi'))).toBe(true);
   });
 
+  it('never asks the question of a shipped fact that answers a dev query', () => {
+    const expected = queries.map((q) => q.expect_answer_contains.toLowerCase());
+    const answering = new Set(
+      base
+        .filter((fact) => expected.some((answer) => fact.answer.toLowerCase().includes(answer)))
+        .map((fact) => fact.question),
+    );
+    expect(answering.size).toBeGreaterThan(500);
+    expect(grown.filter((fact) => answering.has(fact.question))).toEqual([]);
+  });
+
   it('swaps in names only from a pool disjoint from the eval names', () => {
     const names = evalNames(queries, base);
     expect(grower.pool.length).toBeGreaterThan(1_000);
