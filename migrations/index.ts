@@ -1,3 +1,4 @@
+import { AdminApi1764720000000 } from './1764720000000-AdminApi';
 import { Billing1763856000000 } from './1763856000000-Billing';
 import { Dashboard1763942400000 } from './1763942400000-Dashboard';
 import { EmbeddingModel1764201600000 } from './1764201600000-EmbeddingModel';
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   FactSeries1764547200000,
   SparqlSources1764633600000,
   CorpusCount1764637200000,
+  AdminApi1764720000000,
 ];

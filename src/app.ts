@@ -8,7 +8,8 @@ import { AppModule } from './app.module';
 import { Lifecycle } from './health/health.controller';
 import { MetricsService } from './metrics/metrics.service';
 import { answerParserErrors } from './common/http-parser-errors';
-import { formBody, jsonBody, rawBody } from './common/json-body';
+import { formBody, jsonBody, pushBody, rawBody } from './common/json-body';
+import { PUSH_BODY_LIMIT } from './facts/fact-batch';
 import { ProblemFilter } from './common/problem.filter';
 import { BodyValidationPipe } from './common/validation.pipe';
 import { AppConfig, projectPath } from './config/config';
@@ -38,9 +39,10 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.use(app.get(MetricsService).middleware());
   app.use(app.get(Lifecycle).middleware());
   // The first parser to read a body wins: forms for the dashboard, the exact bytes for
-  // Stripe's signature, JSON for everything else.
+  // Stripe's signature, the text of a push of facts, JSON for everything else.
   app.use('/dashboard', formBody());
   app.use('/webhooks/stripe', rawBody());
+  app.use('/admin/facts', pushBody(PUSH_BODY_LIMIT));
   app.use(jsonBody());
   app.setBaseViewsDir(projectPath('views'));
   app.setViewEngine('hbs');

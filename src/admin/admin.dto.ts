@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import type { Account } from '../auth/account.entity';
 import type { ApiKey } from '../auth/api-key.entity';
 
@@ -28,6 +28,14 @@ export class CreateKeyDto {
   @IsString()
   @MaxLength(100)
   name?: string;
+}
+
+export class RevokeKeyDto {
+  @ApiProperty({ description: 'The whole key, or its displayed prefix.', example: 'ff_live_ab12' })
+  @IsString()
+  @Matches(/\S/, { message: 'key must not be empty' })
+  @MaxLength(200)
+  key!: string;
 }
 
 export class AccountDto {

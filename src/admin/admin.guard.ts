@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
 import { bearerToken } from '../common/bearer';
 import { sameSecret } from '../common/constant-time';
 import { ProblemError } from '../common/problem';
 import { AppConfig, CONFIG } from '../config/config';
+import { adminCredentialId, AdminRequest } from './admin-credential';
 
 export class AdminDisabledError extends ProblemError {
   constructor() {
@@ -42,8 +42,10 @@ export class AdminGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (!this.expected) throw new AdminDisabledError();
-    const token = bearerToken(context.switchToHttp().getRequest<Request>().headers.authorization);
+    const request = context.switchToHttp().getRequest<AdminRequest>();
+    const token = bearerToken(request.headers.authorization);
     if (!token || !sameSecret(token, this.expected)) throw new InvalidAdminTokenError();
+    request.adminCredential = adminCredentialId(token);
     return true;
   }
 }

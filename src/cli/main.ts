@@ -6,6 +6,7 @@ import { DatabaseSetupError } from '../database/data-source';
 import { isDatabaseUnavailable } from '../database/errors';
 import { IngestFileError } from '../facts/fact-record';
 import { UsageError } from './context';
+import { ProblemError } from '../common/problem';
 import { AccountNotFoundError, UnknownPlanError } from '../billing/accounts.service';
 import { setPlan } from './accounts.command';
 import { BenchOptions, benchCommand } from './bench.command';
@@ -17,7 +18,14 @@ import { ingestCommand } from './ingest.command';
 import { createKey, listKeys, revokeKey } from './keys.command';
 import { serveCommand } from './serve.command';
 import { McpOptions, mcpCommand } from './mcp.command';
-import { explainSearch, ExplainOptions, findFacts, showFact } from './facts.command';
+import {
+  explainSearch,
+  ExplainOptions,
+  findFacts,
+  restoreFact,
+  retractFact,
+  showFact,
+} from './facts.command';
 import {
   addSource,
   AddSourceOptions,
@@ -32,6 +40,7 @@ import { StoreModelError } from '../facts/facts.repository';
 // Errors a user can act on: printed as one line, exit status 2.
 const USER_ERRORS = [
   UsageError,
+  ProblemError,
   ConfigError,
   DatabaseSetupError,
   IngestFileError,
@@ -149,6 +158,17 @@ function program(): Command {
     .command('show <id>')
     .description('a fact with its sources and where and when it was ingested')
     .action(async (id: string) => exit(await showFact(id)));
+  facts
+    .command('retract <id>')
+    .description('take a fact back: never returned again, and not revived by ingest')
+    .requiredOption('--reason <text>', 'why (kept with the fact and in the audit trail)')
+    .action(async (id: string, options: { reason: string }) =>
+      exit(await retractFact(id, options)),
+    );
+  facts
+    .command('restore <id>')
+    .description('put a retracted fact back')
+    .action(async (id: string) => exit(await restoreFact(id)));
   facts
     .command('find <words>')
     .description('ids of facts whose question contains these words')

@@ -1,5 +1,7 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { createApp } from '../app';
+import { announceServer } from '../database/data-source';
 import { AppConfig, loadConfig } from '../config/config';
 import { FactsRepository } from '../facts/facts.repository';
 import { IngestService } from '../facts/ingest.service';
@@ -33,9 +35,16 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const scheme = config.tlsCertFile ? 'https' : 'http';
   const server = app.getHttpServer() as import('node:net').Server;
   const { port } = server.address() as import('node:net').AddressInfo;
+  announceServer(app.get(DataSource), `${scheme}://${reachable(config.host)}:${port}`);
   logger.log(
     `${await facts.count()} facts; listening on ${scheme}://${config.host}:${port} (docs at /docs)`,
   );
+}
+
+/** An address this machine's command line reaches the server at. */
+function reachable(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 /** Loads the seed file (the shipped corpus by default) into a store without facts. */

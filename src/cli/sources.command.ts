@@ -1,6 +1,10 @@
-import { SourceReport, SourcesService } from '../sources/sources.service';
+import { isAbsolute, resolve } from 'node:path';
+import type { PresetReportDto, SourceDto } from '../admin/sources-admin.dto';
+import { loadConfig } from '../config/config';
+import { PresetReport, SourceReport, SourcesService } from '../sources/sources.service';
 import { SourcesWorker } from '../sources/sources.worker';
-import { Source } from '../sources/sources.repository';
+import { Source, SourceKind } from '../sources/sources.repository';
+import { auditCli, heldFolderClient, offlineOrThroughServer } from './admin-client';
 import { UsageError, withContext } from './context';
 
 export interface AddSourceOptions {
@@ -19,15 +23,42 @@ export async function addSource(url: string | undefined, options: AddSourceOptio
   }
   if (!url || !options.kind)
     throw new UsageError('sources add needs a URL and --kind (or --preset)');
-  const source = await withContext((context) =>
-    context.get(SourcesService).add(url, options.kind ?? '', options.every),
+  const kind = options.kind;
+  const source = await offlineOrThroughServer(
+    async (context) => {
+      const added = await context.get(SourcesService).add(url, kind, options.every);
+      await auditCli(context, 'source.add', added.url, { id: added.id, kind: added.kind });
+      return added;
+    },
+    async (admin) =>
+      toSource(
+        await admin.call<SourceDto>('POST', '/admin/sources', {
+          // The server reads a query file from its own working folder.
+          url: kind === 'sparql' && !isAbsolute(url) ? resolve(url) : url,
+          kind,
+          every: options.every,
+        }),
+      ),
   );
   console.log(`added source ${source.id}: ${summary(source)}`);
   return 0;
 }
 
 async function addPreset(name: string): Promise<number> {
-  const report = await withContext((context) => context.get(SourcesService).addPreset(name));
+  const report = await offlineOrThroughServer<PresetReport>(
+    async (context) => {
+      const added = await context.get(SourcesService).addPreset(name);
+      await auditCli(context, 'source.add-preset', name, {
+        added: added.added.map((source) => source.url),
+        existing: added.existing.length,
+      });
+      return added;
+    },
+    async (admin) => {
+      const added = await admin.call<PresetReportDto>('POST', '/admin/sources/presets', { name });
+      return { added: added.added.map(toSource), existing: added.existing };
+    },
+  );
   for (const source of report.added) console.log(`added source ${source.id}: ${summary(source)}`);
   for (const ref of report.existing) console.log(`already a source: ${ref}`);
   console.log(
@@ -41,14 +72,25 @@ function summary(source: Source): string {
 }
 
 export async function listSources(): Promise<number> {
-  const sources = await withContext((context) => context.get(SourcesService).list());
+  const sources = await offlineOrThroughServer(
+    (context) => context.get(SourcesService).list(),
+    async (admin) => (await admin.call<SourceDto[]>('GET', '/admin/sources')).map(toSource),
+  );
   if (sources.length === 0) console.error('no sources; add one with `freshfacts sources add`');
   for (const source of sources) console.log(describe(source));
   return 0;
 }
 
 export async function removeSource(ref: string): Promise<number> {
-  const source = await withContext((context) => context.get(SourcesService).remove(ref));
+  const source = await offlineOrThroughServer(
+    async (context) => {
+      const removed = await context.get(SourcesService).remove(ref);
+      await auditCli(context, 'source.remove', removed.url, { id: removed.id });
+      return removed;
+    },
+    async (admin) =>
+      toSource(await admin.call<SourceDto>('DELETE', `/admin/sources/${encodeURIComponent(ref)}`)),
+  );
   console.log(`removed source ${source.id}: ${source.url} (its facts stay)`);
   return 0;
 }
@@ -58,6 +100,16 @@ export async function removeSource(ref: string): Promise<number> {
  * that polls until interrupted. Exits 1 when a source failed in a single pass.
  */
 export async function runSources(options: { once?: boolean; all?: boolean }): Promise<number> {
+  const config = loadConfig();
+  const admin = heldFolderClient(config);
+  if (admin) {
+    // The server runs its own worker (unless FRESHFACTS_SOURCES_WORKER=off); its
+    // admin API starts a source now without waiting for it.
+    throw new UsageError(
+      `the running server at ${admin.url} polls the sources itself; to run one now: ` +
+        `curl -X POST -H "Authorization: Bearer $FRESHFACTS_ADMIN_TOKEN" ${admin.url}/admin/sources/ID/run`,
+    );
+  }
   return withContext(async (context) => {
     const service = context.get(SourcesService);
     if (!service.extracting) {
@@ -82,7 +134,22 @@ export async function runSources(options: { once?: boolean; all?: boolean }): Pr
         (pending ? `; ${pending} articles wait for extraction` : ''),
     );
     return failed > 0 ? 1 : 0;
-  });
+  }, config);
+}
+
+/** A source as the admin API answers it, with its dates as dates again. */
+function toSource(source: SourceDto): Source {
+  const date = (text: string | null) => (text === null ? null : new Date(text));
+  return {
+    ...source,
+    kind: source.kind as SourceKind,
+    last_status: source.last_status as Source['last_status'],
+    next_run_at: new Date(source.next_run_at),
+    last_run_at: date(source.last_run_at),
+    last_ok_at: date(source.last_ok_at),
+    etag: null,
+    last_modified: null,
+  };
 }
 
 function print(report: SourceReport): void {

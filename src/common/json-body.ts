@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { json, raw, urlencoded } from 'express';
+import { json, raw, text, urlencoded } from 'express';
 import {
   PayloadTooLargeError,
   ProblemError,
@@ -54,11 +54,22 @@ export function jsonBody(): RequestHandler {
  * cannot encode it and validators that URI-encode text throw on it. It becomes U+FFFD,
  * as a byte that is not UTF-8 already does when the body is decoded.
  */
-function wellFormed(_key: string, value: unknown): unknown {
+export function wellFormed(_key: string, value: unknown): unknown {
   return typeof value === 'string' ? value.replace(LONE_SURROGATE, '\ufffd') : value;
 }
 
 const LONE_SURROGATE = /\p{Cs}/gu;
+
+/**
+ * The text of a push of facts (`POST /admin/facts`: JSON Lines or a JSON array), read
+ * whole up to its own `limit`, for the ingest to parse line by line. Other requests
+ * under the same path (a retraction's small JSON body) go to the JSON parser.
+ */
+export function pushBody(limit: number): RequestHandler {
+  const parse = guarded(text({ limit, type: () => true, defaultCharset: 'utf-8' }), limit);
+  return (req: Request, res: Response, next: NextFunction) =>
+    req.method === 'POST' && req.path === '/' ? parse(req, res, next) : next();
+}
 
 /** The dashboard's HTML forms. */
 export function formBody(): RequestHandler {

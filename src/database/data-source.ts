@@ -67,6 +67,14 @@ export async function closeDataSource(dataSource: DataSource): Promise<void> {
   }
 }
 
+/**
+ * On the embedded store, records where this process serves HTTP beside its lock, so
+ * that the command line can reach its admin API while it holds the folder.
+ */
+export function announceServer(dataSource: DataSource, url: string): void {
+  embeddedOf.get(dataSource.options)?.lock.announce(url);
+}
+
 const embeddedOf = new WeakMap<object, { pglite: EmbeddedDb; lock: DataDirLock }>();
 
 async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> {

@@ -3,6 +3,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { plainToInstance } from 'class-transformer';
 import { isURL, validateSync } from 'class-validator';
+import { wellFormed } from '../common/json-body';
 import { FactDto, SOURCE_URL_RULE } from './fact.dto';
 
 /** A fact kept, with how many malformed source URLs were dropped from it; or why not. */
@@ -12,7 +13,7 @@ export type ParsedLine = { fact: FactDto; droppedSources: number } | { errors: s
 export function parseFactLine(line: string): ParsedLine {
   let value: unknown;
   try {
-    value = JSON.parse(line);
+    value = JSON.parse(line, wellFormed);
   } catch (err) {
     return { errors: [`not valid JSON (${(err as Error).message})`] };
   }
@@ -30,6 +31,10 @@ export function checkFact(value: unknown): ParsedLine {
         (field) => `${field} is required${field === 'true_by' ? ' (null when unknown)' : ''}`,
       ),
     };
+  }
+  // PostgreSQL text cannot hold U+0000: refused here rather than failing the batch.
+  if (JSON.stringify(value).includes('\\u0000')) {
+    return { errors: ['a fact must not contain the NUL character (U+0000)'] };
   }
   const fact = plainToInstance(FactDto, value);
   const droppedSources = dropMalformedSources(fact);

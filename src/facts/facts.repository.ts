@@ -21,9 +21,9 @@ export interface NewFact {
 
 /** Where a batch of facts came from: a facts file or an upstream source. */
 export interface Origin {
-  /** `file:///…` of a facts file, or the source's URL. */
+  /** `file:///…` of a facts file, the source's URL, or the admin credential that pushed. */
   origin: string;
-  kind: 'file' | 'values' | 'feed' | 'page' | 'wikidata' | 'sparql';
+  kind: 'file' | 'values' | 'push' | 'feed' | 'page' | 'wikidata' | 'sparql';
   sourceId?: string;
 }
 
@@ -116,7 +116,8 @@ export class FactsRepository implements OnApplicationBootstrap {
     }
   }
 
-  private async countMonths(): Promise<void> {
+  /** Reloads the month counts that size date windows (after a retraction or restore too). */
+  async countMonths(): Promise<void> {
     const rows = await this.db.query<{ month: string; facts: number }[]>(
       `SELECT to_char(month, 'YYYY-MM') AS month, facts FROM fact_months`,
     );

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EMBEDDER, Embedder, EmbeddingError } from '../embeddings/embedder';
 import { FactDto } from './fact.dto';
-import { checkFact, dedupKey, fileSize, readFactLines } from './fact-record';
+import { checkFact, dedupKey, fileSize, ParsedLine, readFactLines } from './fact-record';
+import { FactBatchError, parseFactBatch } from './fact-batch';
+import { RetractionsRepository } from './retractions.repository';
 import { pathToFileURL } from 'node:url';
 import { FactsRepository, NewFact, Origin } from './facts.repository';
 import { VectorFile } from './vector-file';
@@ -14,6 +16,8 @@ export interface RejectedLine {
 export interface IngestSummary {
   added: number;
   merged: number;
+  /** Facts skipped because an operator retracted them (see RetractionsService). */
+  retracted: number;
   rejected: RejectedLine[];
   /** Malformed source URLs dropped from facts that were kept for their valid ones. */
   droppedSources: number;
@@ -39,6 +43,7 @@ export interface IngestOptions {
 export class IngestService {
   constructor(
     private readonly facts: FactsRepository,
+    private readonly retractions: RetractionsRepository,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
   ) {}
 
@@ -47,7 +52,7 @@ export class IngestService {
     if (options.strict) {
       const rejected = await rejectedLines(path);
       if (rejected.length > 0) {
-        return { added: 0, merged: 0, rejected, droppedSources: 0, refused: true };
+        return { added: 0, merged: 0, retracted: 0, rejected, droppedSources: 0, refused: true };
       }
     }
     const bulk = (await this.facts.count()) === 0;
@@ -78,6 +83,7 @@ export class IngestService {
     const summary: IngestSummary = {
       added: 0,
       merged: 0,
+      retracted: 0,
       rejected: [],
       droppedSources: 0,
       refused: false,
@@ -87,6 +93,7 @@ export class IngestService {
       const result = await this.ingestFacts(batch, origin, vectors);
       summary.added += result.added;
       summary.merged += result.merged;
+      summary.retracted += result.retracted;
       batch = [];
       options.onProgress?.(size ? Math.min(1, bytes / size) : 1);
     };
@@ -108,17 +115,47 @@ export class IngestService {
     origin: Origin = { origin: 'values', kind: 'values' },
     options: { deferStats?: boolean } = {},
   ): Promise<IngestSummary> {
+    return this.ingestParsed(
+      values.map((value, i) => ({ number: i + 1, parsed: checkFact(value) })),
+      origin,
+      options,
+    );
+  }
+
+  /**
+   * A pushed batch (`POST /admin/facts`): JSON Lines, or a JSON array of facts, of at
+   * most MAX_PUSH_FACTS facts, stored in one transaction. Bad lines are listed by
+   * number and skipped; with `strict`, or when no line is a fact, the batch is
+   * refused with 422 and nothing is written.
+   */
+  async ingestBatch(
+    text: string,
+    origin: Origin,
+    options: { strict?: boolean; jsonLines?: boolean } = {},
+  ): Promise<IngestSummary> {
+    const lines = parseFactBatch(text, options.jsonLines);
+    const bad = lines.filter((line) => 'errors' in line.parsed).length;
+    if (lines.length === 0 || bad === lines.length || (options.strict && bad > 0)) {
+      throw new FactBatchError(lines);
+    }
+    return this.ingestParsed(lines, origin);
+  }
+
+  private async ingestParsed(
+    lines: { number: number; parsed: ParsedLine }[],
+    origin: Origin,
+    options: { deferStats?: boolean } = {},
+  ): Promise<IngestSummary> {
     const facts: FactDto[] = [];
     const rejected: RejectedLine[] = [];
     let droppedSources = 0;
-    values.forEach((value, i) => {
-      const parsed = checkFact(value);
-      if ('errors' in parsed) rejected.push({ line: i + 1, errors: parsed.errors });
+    for (const { number, parsed } of lines) {
+      if ('errors' in parsed) rejected.push({ line: number, errors: parsed.errors });
       else {
         facts.push(parsed.fact);
         droppedSources += parsed.droppedSources;
       }
-    });
+    }
     const result = await this.ingestFacts(facts, origin);
     if (result.added + result.merged > 0 && !options.deferStats) await this.facts.refreshStats();
     return { ...result, rejected, droppedSources, refused: false };
@@ -130,7 +167,13 @@ export class IngestService {
   }
 
   private async ingestFacts(facts: FactDto[], origin: Origin, vectors?: VectorFile) {
-    const unique = mergeDuplicates(facts.map(toNewFact));
+    const all = facts.map(toNewFact);
+    // A retracted fact stays out, from whichever path it comes again.
+    const retracted = await this.retractions.retractedKeys([
+      ...new Set(all.map((f) => f.dedupKey)),
+    ]);
+    const kept = all.filter((fact) => !retracted.has(fact.dedupKey));
+    const unique = mergeDuplicates(kept);
     const known = await this.facts.existingKeys([...unique.keys()]);
     const fresh = [...unique.values()].filter((fact) => !known.has(fact.dedupKey));
     // Known facts only merge their sources; their stored vector stays.
@@ -144,10 +187,16 @@ export class IngestService {
       );
     }
     toEmbed.forEach((fact, i) => (fact.embedding = embedded[i]));
-    const stored = await this.facts.upsert([...unique.values()], origin);
+    const stored = unique.size
+      ? await this.facts.upsert([...unique.values()], origin)
+      : { added: 0, merged: 0 };
     // A repeat inside the batch merged into its first copy: count it, so that added,
-    // merged and rejected add up to the lines read.
-    return { added: stored.added, merged: stored.merged + facts.length - unique.size };
+    // merged, retracted and rejected add up to the lines read.
+    return {
+      added: stored.added,
+      merged: stored.merged + kept.length - unique.size,
+      retracted: all.length - kept.length,
+    };
   }
 }
 

@@ -16,6 +16,9 @@ import { searchText } from './search-text';
  * FactsRepository only runs the statements.
  */
 
+/** See `terms`. */
+const TENSE_WORDS = `${PREVIOUS_WORDS.replace(/\|/g, ' ')} current currently today nowadays latest recent recently incumbent`;
+
 /** No date window; a window scanned through the day index; one walked through the graph. */
 export type WindowPath = 'none' | 'scan' | 'wide';
 
@@ -113,6 +116,9 @@ function terms(parts: Parts, ranking: Ranking): string {
       FROM unnest(tsvector_to_array(to_tsvector('english', ${parts.query}))) AS t(lexeme)
       CROSS JOIN corpus_stats c
       LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
+      -- Words of time relative to the asker ("today", "the current one") say which of
+      -- a subject's facts is wanted, not what the subject is: the order sees to them.
+      WHERE t.lexeme <> ALL (tsvector_to_array(to_tsvector('english', '${TENSE_WORDS}')))
     )`;
 }
 

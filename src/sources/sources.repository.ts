@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ProblemError } from '../common/problem';
 import { Article } from './articles/article';
 
 export const SOURCE_KINDS = ['feed', 'page', 'wikidata', 'sparql'] as const;
@@ -50,7 +51,17 @@ const COLUMNS = `id::text AS id, url, kind, query, every_seconds, next_run_at, e
 /** First retry after a failure; doubles with each failure up to the source's interval. */
 const FIRST_RETRY_SECONDS = 60;
 
-export class SourceExistsError extends Error {}
+export class SourceExistsError extends ProblemError {
+  constructor(detail: string) {
+    super(409, 'source-exists', 'Source exists', detail);
+  }
+}
+
+export class SourceNotFoundError extends ProblemError {
+  constructor(detail: string) {
+    super(404, 'source-not-found', 'No such source', detail);
+  }
+}
 
 /** The only code that speaks SQL to the sources and documents tables. */
 @Injectable()
@@ -65,6 +76,16 @@ export class SourcesRepository {
     );
     if (!row) throw new SourceExistsError(`${url} is already a source`);
     return row;
+  }
+
+  /** Makes a source due now, so that the next pass of a worker runs it. */
+  async makeDue(ref: string): Promise<Source | undefined> {
+    const [rows] = await this.db.query<[Source[], number]>(
+      `UPDATE sources SET next_run_at = now()
+       WHERE ${/^\d+$/.test(ref) ? 'id = $1::bigint' : 'url = $1'} RETURNING ${COLUMNS}`,
+      [ref],
+    );
+    return rows[0];
   }
 
   list(): Promise<Source[]> {

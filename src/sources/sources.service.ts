@@ -19,6 +19,7 @@ import {
   Source,
   SourceExistsError,
   SourceKind,
+  SourceNotFoundError,
   SourcesRepository,
 } from './sources.repository';
 import { Preset, presetSources } from './presets';
@@ -124,9 +125,16 @@ export class SourcesService {
   }
 
   async remove(ref: string): Promise<Source> {
-    const removed = await this.sources.remove(ref.trim());
-    if (!removed) throw new SourceInputError(`no source ${ref}`);
+    const removed = await this.sources.remove(checkRef(ref));
+    if (!removed) throw new SourceNotFoundError(`no source ${ref}`);
     return removed;
+  }
+
+  /** Makes a source (by id or URL) due now; a worker's next pass runs it. */
+  async makeDue(ref: string): Promise<Source> {
+    const source = await this.sources.makeDue(checkRef(ref));
+    if (!source) throw new SourceNotFoundError(`no source ${ref}`);
+    return source;
   }
 
   /**
@@ -288,6 +296,8 @@ export class SourcesService {
     report.added += summary.added;
     report.merged += summary.merged;
     summary.rejected.forEach(() => count(report, 'invalid fact'));
+    // An operator took these back; the source's copy does not bring them back.
+    for (let i = 0; i < summary.retracted; i++) count(report, 'retracted fact');
   }
 }
 
@@ -329,6 +339,14 @@ function failureMessage(err: unknown): string {
 
 function retryAfter(err: unknown): number | undefined {
   return err instanceof FetchError ? err.retryAfterMs : undefined;
+}
+
+/** A source's id, or its URL; an id beyond bigint names no source rather than failing. */
+function checkRef(ref: string): string {
+  const text = ref.trim();
+  if (/^\d+$/.test(text) && !/^[1-9]\d{0,17}$/.test(text))
+    throw new SourceNotFoundError(`no source ${ref}`);
+  return text;
 }
 
 /** A query file's text, and its name (the file's, without `.rq`). */

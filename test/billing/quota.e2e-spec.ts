@@ -122,6 +122,34 @@ describe('the free-tier monthly quota', () => {
     }
   });
 
+  it('counts a paid call while it runs: a failed search is given back, a failed count answers no call', async () => {
+    const { key } = await t.app.get(ApiKeysService).create('paid-fail@example.com');
+    await t.app.get(AccountsService).setPlan('paid-fail@example.com', 'paid');
+    const [account] = await t.app.get(ApiKeysService).list('paid-fail@example.com');
+    const usage = t.app.get(UsageRepository);
+    const search = () =>
+      request(t.url)
+        .post('/v1/search')
+        .set('Authorization', `Bearer ${key}`)
+        .send({ query: 'Catania' });
+    const failure = jest
+      .spyOn(t.app.get(SearchService), 'find')
+      .mockRejectedValueOnce(new Error('disk on fire'));
+    await search().expect(500);
+    failure.mockRestore();
+    expect(await usage.monthCalls(account.accountId, '2026-11-01')).toBe(0);
+    const lost = jest.spyOn(usage, 'charge').mockRejectedValueOnce(new Error('counter gone'));
+    const found = jest.spyOn(t.app.get(SearchService), 'find');
+    await search().expect(500);
+    expect(found).toHaveBeenCalledTimes(1); // it ran, and its answer was not sent
+    lost.mockRestore();
+    found.mockRestore();
+    expect(await usage.monthCalls(account.accountId, '2026-11-01')).toBe(0);
+    const res = await search().expect(200);
+    expect(res.body.results.length).toBeGreaterThan(0);
+    expect(await usage.monthCalls(account.accountId, '2026-11-01')).toBe(1);
+  });
+
   it('lets a paid account pass 1,000 calls, still recording them', async () => {
     const { key } = await t.app.get(ApiKeysService).create('paid@example.com');
     await t.app.get(AccountsService).setPlan('Paid@Example.com', 'paid');

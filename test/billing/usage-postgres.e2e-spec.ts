@@ -41,6 +41,47 @@ describe('the counting statements on PostgreSQL 15 with 16 connections', () => {
     expect(await usage.daily(id, '2026-11-01')).toEqual([{ day: '2026-11-22', calls: 1000 }]);
   }, 60_000);
 
+  it('counts every one of 1,100 concurrent uncapped calls, together in fewer statements', async () => {
+    const [{ id }] = await db.query<{ id: string }[]>(
+      `INSERT INTO accounts (email) VALUES ('paid-pg@example.com') RETURNING id`,
+    );
+    const usage = new UsageRepository(db);
+    const statements = jest.spyOn(db, 'query');
+    const results = await Promise.all(
+      Array.from({ length: 1100 }, () => usage.charge(id, '2026-11-01', '2026-11-22', null)),
+    );
+    const used = statements.mock.calls.length;
+    statements.mockRestore();
+    // Each call was answered with its own count, all of them counted, in a group commit.
+    expect([...results].sort((a, b) => a! - b!)).toEqual(
+      Array.from({ length: 1100 }, (_, i) => i + 1),
+    );
+    expect(used).toBeLessThan(1100);
+    expect(await usage.monthCalls(id, '2026-11-01')).toBe(1100);
+    expect(await usage.daily(id, '2026-11-01')).toEqual([{ day: '2026-11-22', calls: 1100 }]);
+    // A statement that fails fails each of its calls, and counts none of them.
+    const failing = jest.spyOn(db, 'query').mockRejectedValueOnce(new Error('server gone'));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 3 }, () => usage.charge(id, '2026-11-01', '2026-11-22', null)),
+    );
+    failing.mockRestore();
+    expect(outcomes[0].status).toBe('rejected');
+    expect(await usage.monthCalls(id, '2026-11-01')).toBe(
+      1100 + outcomes.filter((o) => o.status === 'fulfilled').length,
+    );
+    // Calls of two accounts or two days are never counted together.
+    const [{ id: other }] = await db.query<{ id: string }[]>(
+      `INSERT INTO accounts (email) VALUES ('paid-pg-2@example.com') RETURNING id`,
+    );
+    await Promise.all([
+      usage.charge(id, '2026-11-01', '2026-11-23', null),
+      usage.charge(other, '2026-11-01', '2026-11-23', null),
+      usage.charge(other, '2026-11-01', '2026-11-23', null),
+    ]);
+    expect(await usage.monthCalls(other, '2026-11-01')).toBe(2);
+    expect(await usage.daily(id, '2026-11-23')).toEqual([{ day: '2026-11-23', calls: 1 }]);
+  }, 60_000);
+
   it('spends one payment challenge once out of 20 concurrent claims', async () => {
     const spends = new PaymentSpendsRepository(db);
     const expires = new Date(Date.now() + 60_000);

@@ -17,6 +17,9 @@ WITH terms AS (
       FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS t(lexeme)
       CROSS JOIN corpus_stats c
       LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
+      -- Words of time relative to the asker ("today", "the current one") say which of
+      -- a subject's facts is wanted, not what the subject is: the order sees to them.
+      WHERE t.lexeme <> ALL (tsvector_to_array(to_tsvector('english', 'previous previously former formerly predecessor preceded preceding before prior outgoing current currently today nowadays latest recent recently incumbent')))
     ),
     lexical AS (
       -- One index-only range scan per selective term ("OFFSET 0" keeps the planner
