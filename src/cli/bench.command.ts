@@ -15,7 +15,7 @@ import { directorySize, machine, peakRss } from '../bench/machine';
 import type { PeerLoad, PeerSpec } from '../bench/peer';
 import { loadConfig, PROJECT_ROOT } from '../config/config';
 import { createEmbedder } from '../embeddings/embeddings.module';
-import { EvalQuery, Metrics, QueryOutcome, scoreQueries } from '../facts/evaluation';
+import { EVAL_K, EvalQuery, Metrics, QueryOutcome, scoreQueries } from '../facts/evaluation';
 import { FactDto } from '../facts/fact.dto';
 import { VectorFile } from '../facts/vector-file';
 import { UsageError } from './context';
@@ -56,6 +56,12 @@ interface EngineReport {
 }
 
 const BENCH = join(PROJECT_ROOT, 'dist', 'src', 'bench');
+/**
+ * Names the grown corpora and the stores built from them: corpora of the same size and
+ * seed grown before the distractors were made disjoint from the eval names (names
+ * swapped from the whole corpus) are not reused.
+ */
+const GROWTH = 'disjoint2';
 const WARMUP = 100;
 
 /**
@@ -76,11 +82,18 @@ export async function benchCommand(options: BenchOptions): Promise<number> {
   mkdirSync(cache, { recursive: true });
   const say = (line: string) => console.error(`bench: ${line}`);
 
-  const corpus = join(cache, `corpus-${count}-seed${seed}.jsonl`);
+  const corpus = join(cache, `corpus-${count}-seed${seed}-${GROWTH}.jsonl`);
   if (!existsSync(corpus)) {
-    say(`growing ${count} facts from ${loadConfig().seedFile}`);
+    say(
+      `growing ${count} facts from ${loadConfig().seedFile}, names disjoint from ${options.queries}`,
+    );
     const base = readJsonLines<FactDto>(loadConfig().seedFile);
-    await writeCorpus(new CorpusGrower(base, seed), count, `${corpus}.partial`);
+    const grower = new CorpusGrower(base, seed, queries);
+    say(
+      `${grower.pool.length} names to swap in; ${grower.exclude.names.length} eval names and ` +
+        `${grower.exclude.answers.length} expected answers kept out`,
+    );
+    await writeCorpus(grower, count, `${corpus}.partial`);
     renameSync(`${corpus}.partial`, corpus);
   }
   const embedding = await cachedVectors(corpus, say);
@@ -92,8 +105,9 @@ export async function benchCommand(options: BenchOptions): Promise<number> {
       ...load.slice(WARMUP + i * requests, WARMUP + (i + 1) * requests),
     ].map((request) => JSON.stringify(request)),
   );
+  // Scored as `eval` scores them: one request per query, k 10 (EVAL_K), default order.
   const qualityBodies = queries.map((q) =>
-    JSON.stringify({ query: q.query, true_by_max: q.true_by_max }),
+    JSON.stringify({ query: q.query, true_by_max: q.true_by_max, k: EVAL_K }),
   );
   const runs = { queries, qualityBodies, batches, levels };
 
@@ -120,7 +134,8 @@ export async function benchCommand(options: BenchOptions): Promise<number> {
       (options.databaseUrl ? ' --database-url URL' : ''),
     date: new Date().toISOString(),
     machine: machine(),
-    corpus: { path: corpus, facts: count, seed },
+    corpus: { path: corpus, facts: count, seed, growth: GROWTH },
+    quality: { queries: options.queries, k: EVAL_K },
     embedder: embedding,
     requests: { perLevel: requests, warmup: WARMUP, mix: describeMix(load.slice(WARMUP)) },
     engines,
@@ -129,7 +144,7 @@ export async function benchCommand(options: BenchOptions): Promise<number> {
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
   if (options.json) console.log(JSON.stringify(report, null, 2));
-  else printTables(engines, levels);
+  else printTables(engines, levels, queries.length);
   say(`wrote ${out}`);
   return 0;
 }
@@ -180,9 +195,9 @@ async function serveFreshfacts(
   keep = false,
 ): Promise<Served> {
   const { engine, databaseUrl } = target;
-  const dataDir = join(cache, `${engine}-${count}`);
+  const dataDir = join(cache, `${engine}-${count}-${GROWTH}`);
   // A kept store is served again only if its build finished (the record is written last).
-  const built = join(cache, `${engine}-${count}.ingest.json`);
+  const built = join(cache, `${engine}-${count}-${GROWTH}.ingest.json`);
   const reuse = keep && existsSync(built) && (databaseUrl !== '' || existsSync(dataDir));
   if (!reuse) {
     rmSync(built, { force: true });
@@ -271,7 +286,10 @@ async function measureInterleaved(
     load: [] as LoadResult[],
   }));
   const qualities: Metrics[] = [];
-  for (const s of served) qualities.push(await quality(s.url, s.key, runs));
+  for (const s of served) {
+    qualities.push(await quality(s.url, s.key, runs));
+    say(`${s.engine}: ${describeQuality(qualities[qualities.length - 1])}`);
+  }
   for (const [i, concurrency] of runs.levels.entries()) {
     for (const [j, s] of served.entries()) {
       say(`${s.engine}: ${runs.batches[i].length - WARMUP} requests at concurrency ${concurrency}`);
@@ -307,6 +325,7 @@ async function benchPeer(
     const loaded = JSON.parse(line) as PeerLoad & { port: number };
     say(`peer: ${loaded.engine} serving on ${loaded.port}; measuring`);
     const measured = await measure(`http://127.0.0.1:${loaded.port}/v1/search`, undefined, runs);
+    say(`peer: ${describeQuality(measured.quality)}`);
     return {
       engine: loaded.engine,
       build: {
@@ -349,6 +368,11 @@ async function quality(url: string, key: string | undefined, runs: Runs): Promis
     facts: body.results,
   }));
   return scoreQueries(runs.queries, outcomes).all;
+}
+
+function describeQuality(q: Metrics): string {
+  const first = q.firstCorrect === null ? '-' : q.firstCorrect.toFixed(3);
+  return `dev queries at k ${EVAL_K}: recall@10 ${q.recallAt10.toFixed(3)}, first ${first}`;
 }
 
 async function loadChild(spec: LoadSpec, bodies: boolean): Promise<LoadResult> {
@@ -452,7 +476,7 @@ function describeMix(requests: BenchRequest[]) {
   };
 }
 
-function printTables(engines: EngineReport[], levels: number[]): void {
+function printTables(engines: EngineReport[], levels: number[], queries: number): void {
   const mb = (bytes: number | null) => (bytes === null ? '-' : (bytes / 2 ** 20).toFixed(0));
   const f = (n: number | null, digits = 1) =>
     n === null || Number.isNaN(n) ? '-' : n.toFixed(digits);
@@ -517,7 +541,7 @@ function printTables(engines: EngineReport[], levels: number[]): void {
       String(q.outsideWindow),
     ]);
   }
-  console.log('\n' + table(quality));
+  console.log(`\n${queries} dev queries, k ${EVAL_K}, against distractors:\n` + table(quality));
   if (engines.length > 1) {
     // Each other engine against the embedded store, measured in the same run.
     const [ours, ...others] = engines;
