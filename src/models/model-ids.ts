@@ -95,11 +95,24 @@ function withVendor(id: string): string | undefined {
   const bedrock = BEDROCK.exec(id);
   const bedrockVendor = bedrock && VENDOR_NAMES.get(bedrock[1]);
   if (bedrock && bedrockVendor) {
+    const legacy = bedrockVendor === 'anthropic' ? bedrockLegacyClaude(bedrock[2]) : undefined;
+    if (legacy) return `anthropic/${legacy}`;
     const model = bedrock[2].replace(/-v\d+(?::\d+)?$|-\d+:\d+$/, '');
     return `${bedrockVendor}/${model.replace(/^llama(\d)/, 'llama-$1')}`;
   }
   const family = FAMILIES.find(([pattern]) => pattern.test(id));
   return family ? `${family[1]}/${id}` : undefined;
+}
+
+/**
+ * Bedrock's ids of Claude 2 and Claude Instant put the version in -vN[:M] (and a
+ * provisioned context size after it): claude-v2:1 is Claude 2.1, claude-v2 is 2.0,
+ * claude-instant-v1 is Claude Instant 1. Anything else is left to the general rule.
+ */
+function bedrockLegacyClaude(model: string): string | undefined {
+  const m = /^claude-(instant-)?v(\d+)(?::(\d+))?(?::\d+k)?$/.exec(model);
+  if (!m) return undefined;
+  return m[1] ? `claude-instant-${m[2]}` : `claude-${m[2]}.${m[3] ?? '0'}`;
 }
 
 /** The same model spelled as the table may list it. */
@@ -142,6 +155,8 @@ function snapshotSuffixes(vendor: string): RegExp[] {
       /-\d{3}$/,
     ];
   }
+  // OpenAI's legacy snapshots end in -MMDD: gpt-4-0613, gpt-3.5-turbo-0301.
+  if (vendor === 'openai') return [...dated, /-(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/];
   // xAI: grok-4-0709 is the snapshot of grok-4; -reasoning/-non-reasoning pick a mode.
   if (vendor === 'x-ai') return [...dated, /-\d{4}$/, /-(?:non-)?reasoning$/];
   // Mistral's -YYMM names a distinct model (mistral-small-2603 is Small 4): kept.
