@@ -36,6 +36,7 @@ const VENDOR_NAMES = new Map<string, string>([
   ['deepseek', 'deepseek'],
   ['qwen', 'qwen'],
   ['microsoft', 'microsoft'],
+  ['nvidia', 'nvidia'],
 ]);
 
 /** Whose model a bare id (`claude-…`, `gpt-…`) is, by the vendor's own naming. */
@@ -45,10 +46,11 @@ const FAMILIES: [RegExp, string][] = [
   [/^(?:gemini-|gemma-|palm-)/, 'google'],
   [/^grok-/, 'x-ai'],
   [/^llama-?\d/, 'meta-llama'],
-  [/^(?:mistral|ministral|devstral)-/, 'mistralai'],
+  [/^(?:open-)?(?:mistral|mixtral|ministral|devstral)-/, 'mistralai'],
   [/^deepseek-/, 'deepseek'],
   [/^phi-/, 'microsoft'],
   [/^qwen/, 'qwen'],
+  [/^(?:nvidia-)?nemotron-/, 'nvidia'],
 ];
 
 /** Amazon Bedrock: `[region.]vendor.model[-vN[:M]]`, e.g. `us.anthropic.claude-…-v1:0`. */
@@ -174,7 +176,8 @@ function* dotted(model: string): Generator<string> {
 
 /**
  * Mistral's API names its Small releases by -YYMM alone; the table lists them under
- * their weights' names (Mistral-Small-3.1-24B-Instruct-2503 is mistral-small-2503).
+ * their weights' names (Mistral-Small-3.1-24B-Instruct-2503 is mistral-small-2503), and
+ * Mistral NeMo under OpenRouter's mistral-nemo.
  */
 const MISTRAL_RELEASES = new Map<string, string>([
   ['mistral-small-2501', 'mistral-small-24b-instruct-2501'],
@@ -182,12 +185,18 @@ const MISTRAL_RELEASES = new Map<string, string>([
   ['mistral-small-3.1-24b-instruct-2503', 'mistral-small-3.1-24b-instruct'],
   ['mistral-small-2506', 'mistral-small-3.2-24b-instruct'],
   ['mistral-small-3.2-24b-instruct-2506', 'mistral-small-3.2-24b-instruct'],
+  // Mistral NeMo: its weights (Mistral-Nemo-Instruct-2407) and the API's open-mistral-nemo.
+  ['mistral-nemo-instruct-2407', 'mistral-nemo'],
+  ['open-mistral-nemo', 'mistral-nemo'],
+  ['open-mistral-nemo-2407', 'mistral-nemo'],
 ]);
 
 /** Table spellings that order the words differently from the vendor's own id. */
 function* reordered(vendor: string, model: string): Generator<string> {
   const release = vendor === 'mistralai' ? MISTRAL_RELEASES.get(model) : undefined;
   if (release) yield `mistralai/${release}`;
+  // NVIDIA's weights carry the vendor in the name: NVIDIA-Nemotron-Nano-9B-v2.
+  if (vendor === 'nvidia' && model.startsWith('nvidia-')) yield `nvidia/${model.slice(7)}`;
   if (vendor === 'meta-llama') {
     // Llama 4 by its weights' names (llama-4-maverick-17b-128e-instruct[-fp8]) or Bedrock's.
     const m = /^llama-4-(scout|maverick)-17b(?:-(?:16|128)e)?-instruct(?:-fp8)?$/.exec(model);

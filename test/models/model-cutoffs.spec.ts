@@ -172,6 +172,21 @@ describe('the shipped model cutoff table', () => {
       'mistralai/mistral-small-3.2-24b-instruct',
     ],
     ['LiteLLM meta/', 'meta/llama-3.3-70b-instruct', 'meta-llama/llama-3.3-70b-instruct'],
+    [
+      'Mistral NeMo by its weights',
+      'mistralai/Mistral-Nemo-Instruct-2407',
+      'mistralai/mistral-nemo',
+    ],
+    ['Mistral API name of NeMo', 'open-mistral-nemo', 'mistralai/mistral-nemo'],
+    [
+      'NVIDIA weights with the vendor in the name',
+      'nvidia/NVIDIA-Nemotron-Nano-9B-v2',
+      'nvidia/nemotron-nano-9b-v2',
+    ],
+    ['a bare Nemotron id', 'nemotron-nano-9b-v2', 'nvidia/nemotron-nano-9b-v2'],
+    ['Phi weights name', 'microsoft/Phi-4-mini-instruct', 'microsoft/phi-4-mini-instruct'],
+    ['LiteLLM azure_ai/ Phi', 'azure_ai/Phi-4-reasoning', 'microsoft/phi-4-reasoning'],
+    ['a bare Gemma 3 1B id', 'gemma-3-1b-it', 'google/gemma-3-1b-it'],
     ['LiteLLM litellm_proxy/', 'litellm_proxy/gpt-4o', 'openai/gpt-4o'],
     ['xAI snapshot -MMDD', 'grok-4-0709', 'x-ai/grok-4'],
     ['xAI reasoning mode, hyphenated version', 'grok-4-1-fast-reasoning', 'x-ai/grok-4.1-fast'],
@@ -209,6 +224,12 @@ describe('the shipped model cutoff table', () => {
     'us.amazon.nova-pro-v1:0',
     // Claude 1.x on Bedrock: no table entry, and never Claude 2's.
     'anthropic.claude-v1',
+    // Neighbours of new entries that have no published date of their own (or another one).
+    'nvidia/nemotron-nano-9b-v2-base',
+    'microsoft/phi-4-multimodal-instruct',
+    'mistralai/mistral-nemo-base-2407',
+    'open-mixtral-8x7b',
+    'google/gemma-2-9b-it',
     'deepseek/deepseek-v3.2',
     // Hosts whose names are their own, and names of no vendor.
     'groq/llama-3.3-70b-versatile',
@@ -267,6 +288,9 @@ describe('the shipped model cutoff table', () => {
       // A listed -MMDD snapshot is its own entry before the legacy rule applies.
       ['gpt-3.5-turbo-0613', 'openai/gpt-3.5-turbo-0613'],
       ['gpt-3.5-turbo-1106', 'openai/gpt-3.5-turbo-1106'],
+      ['phi-4-reasoning', 'microsoft/phi-4-reasoning'],
+      ['phi-4-reasoning-plus', 'microsoft/phi-4-reasoning-plus'],
+      ['phi-4', 'microsoft/phi-4'],
       ['anthropic.claude-v2', 'anthropic/claude-2.0'],
       ['anthropic.claude-v2:1', 'anthropic/claude-2.1'],
     ];
