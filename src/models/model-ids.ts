@@ -36,6 +36,7 @@ const VENDOR_NAMES = new Map<string, string>([
   ['deepseek', 'deepseek'],
   ['qwen', 'qwen'],
   ['microsoft', 'microsoft'],
+  ['nvidia', 'nvidia'],
 ]);
 
 /** Whose model a bare id (`claude-…`, `gpt-…`) is, by the vendor's own naming. */
@@ -45,10 +46,11 @@ const FAMILIES: [RegExp, string][] = [
   [/^(?:gemini-|gemma-|palm-)/, 'google'],
   [/^grok-/, 'x-ai'],
   [/^llama-?\d/, 'meta-llama'],
-  [/^(?:mistral|ministral|devstral)-/, 'mistralai'],
+  [/^(?:open-)?(?:mistral|mixtral|ministral|devstral)-/, 'mistralai'],
   [/^deepseek-/, 'deepseek'],
   [/^phi-/, 'microsoft'],
   [/^qwen/, 'qwen'],
+  [/^(?:nvidia-)?nemotron-/, 'nvidia'],
 ];
 
 /** Amazon Bedrock: `[region.]vendor.model[-vN[:M]]`, e.g. `us.anthropic.claude-…-v1:0`. */
@@ -95,11 +97,24 @@ function withVendor(id: string): string | undefined {
   const bedrock = BEDROCK.exec(id);
   const bedrockVendor = bedrock && VENDOR_NAMES.get(bedrock[1]);
   if (bedrock && bedrockVendor) {
+    const legacy = bedrockVendor === 'anthropic' ? bedrockLegacyClaude(bedrock[2]) : undefined;
+    if (legacy) return `anthropic/${legacy}`;
     const model = bedrock[2].replace(/-v\d+(?::\d+)?$|-\d+:\d+$/, '');
     return `${bedrockVendor}/${model.replace(/^llama(\d)/, 'llama-$1')}`;
   }
   const family = FAMILIES.find(([pattern]) => pattern.test(id));
   return family ? `${family[1]}/${id}` : undefined;
+}
+
+/**
+ * Bedrock's ids of Claude 2 and Claude Instant put the version in -vN[:M] (and a
+ * provisioned context size after it): claude-v2:1 is Claude 2.1, claude-v2 is 2.0,
+ * claude-instant-v1 is Claude Instant 1. Anything else is left to the general rule.
+ */
+function bedrockLegacyClaude(model: string): string | undefined {
+  const m = /^claude-(instant-)?v(\d+)(?::(\d+))?(?::\d+k)?$/.exec(model);
+  if (!m) return undefined;
+  return m[1] ? `claude-instant-${m[2]}` : `claude-${m[2]}.${m[3] ?? '0'}`;
 }
 
 /** The same model spelled as the table may list it. */
@@ -142,6 +157,8 @@ function snapshotSuffixes(vendor: string): RegExp[] {
       /-\d{3}$/,
     ];
   }
+  // OpenAI's legacy snapshots end in -MMDD: gpt-4-0613, gpt-3.5-turbo-0301.
+  if (vendor === 'openai') return [...dated, /-(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$/];
   // xAI: grok-4-0709 is the snapshot of grok-4; -reasoning/-non-reasoning pick a mode.
   if (vendor === 'x-ai') return [...dated, /-\d{4}$/, /-(?:non-)?reasoning$/];
   // Mistral's -YYMM names a distinct model (mistral-small-2603 is Small 4): kept.
@@ -159,7 +176,8 @@ function* dotted(model: string): Generator<string> {
 
 /**
  * Mistral's API names its Small releases by -YYMM alone; the table lists them under
- * their weights' names (Mistral-Small-3.1-24B-Instruct-2503 is mistral-small-2503).
+ * their weights' names (Mistral-Small-3.1-24B-Instruct-2503 is mistral-small-2503), and
+ * Mistral NeMo under OpenRouter's mistral-nemo.
  */
 const MISTRAL_RELEASES = new Map<string, string>([
   ['mistral-small-2501', 'mistral-small-24b-instruct-2501'],
@@ -167,12 +185,18 @@ const MISTRAL_RELEASES = new Map<string, string>([
   ['mistral-small-3.1-24b-instruct-2503', 'mistral-small-3.1-24b-instruct'],
   ['mistral-small-2506', 'mistral-small-3.2-24b-instruct'],
   ['mistral-small-3.2-24b-instruct-2506', 'mistral-small-3.2-24b-instruct'],
+  // Mistral NeMo: its weights (Mistral-Nemo-Instruct-2407) and the API's open-mistral-nemo.
+  ['mistral-nemo-instruct-2407', 'mistral-nemo'],
+  ['open-mistral-nemo', 'mistral-nemo'],
+  ['open-mistral-nemo-2407', 'mistral-nemo'],
 ]);
 
 /** Table spellings that order the words differently from the vendor's own id. */
 function* reordered(vendor: string, model: string): Generator<string> {
   const release = vendor === 'mistralai' ? MISTRAL_RELEASES.get(model) : undefined;
   if (release) yield `mistralai/${release}`;
+  // NVIDIA's weights carry the vendor in the name: NVIDIA-Nemotron-Nano-9B-v2.
+  if (vendor === 'nvidia' && model.startsWith('nvidia-')) yield `nvidia/${model.slice(7)}`;
   if (vendor === 'meta-llama') {
     // Llama 4 by its weights' names (llama-4-maverick-17b-128e-instruct[-fp8]) or Bedrock's.
     const m = /^llama-4-(scout|maverick)-17b(?:-(?:16|128)e)?-instruct(?:-fp8)?$/.exec(model);

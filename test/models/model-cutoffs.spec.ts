@@ -97,6 +97,19 @@ describe('the shipped model cutoff table', () => {
     ],
     ['Bedrock Llama 4', 'us.meta.llama4-scout-17b-instruct-v1:0', 'meta-llama/llama-4-scout'],
     ['Bedrock gpt-oss', 'openai.gpt-oss-120b-1:0', 'openai/gpt-oss-120b'],
+    ['Bedrock Claude 2.1 (-v2:1)', 'anthropic.claude-v2:1', 'anthropic/claude-2.1'],
+    ['Bedrock Claude 2.0 (-v2)', 'anthropic.claude-v2', 'anthropic/claude-2.0'],
+    [
+      'Bedrock Claude Instant (-instant-v1)',
+      'anthropic.claude-instant-v1',
+      'anthropic/claude-instant-1',
+    ],
+    [
+      'Bedrock Claude 2 with a provisioned context size',
+      'anthropic.claude-v2:1:200k',
+      'anthropic/claude-2.1',
+    ],
+    ['LiteLLM bedrock/ Claude 2.1', 'bedrock/anthropic.claude-v2:1', 'anthropic/claude-2.1'],
     [
       'LiteLLM bedrock/',
       'bedrock/us.anthropic.claude-3-7-sonnet-20250219-v1:0',
@@ -137,6 +150,14 @@ describe('the shipped model cutoff table', () => {
       'anthropic/claude-sonnet-4',
     ],
     ['LiteLLM openai/ with a date', 'openai/gpt-5-2025-08-07', 'openai/gpt-5'],
+    ['OpenAI legacy snapshot -MMDD', 'gpt-4-0613', 'openai/gpt-4'],
+    [
+      'OpenAI legacy snapshot -MMDD, vendor id',
+      'openai/gpt-3.5-turbo-0301',
+      'openai/gpt-3.5-turbo',
+    ],
+    ['OpenAI legacy 16k snapshot -MMDD', 'gpt-3.5-turbo-16k-0613', 'openai/gpt-3.5-turbo-16k'],
+    ['OpenAI legacy 32k snapshot -MMDD', 'gpt-4-32k-0314', 'openai/gpt-4-32k'],
     ['LiteLLM azure/', 'azure/gpt-4.1-mini', 'openai/gpt-4.1-mini'],
     ['LiteLLM xai/', 'xai/grok-3-mini', 'x-ai/grok-3-mini'],
     ['LiteLLM mistral/', 'mistral/mistral-small-2603', 'mistralai/mistral-small-2603'],
@@ -151,6 +172,21 @@ describe('the shipped model cutoff table', () => {
       'mistralai/mistral-small-3.2-24b-instruct',
     ],
     ['LiteLLM meta/', 'meta/llama-3.3-70b-instruct', 'meta-llama/llama-3.3-70b-instruct'],
+    [
+      'Mistral NeMo by its weights',
+      'mistralai/Mistral-Nemo-Instruct-2407',
+      'mistralai/mistral-nemo',
+    ],
+    ['Mistral API name of NeMo', 'open-mistral-nemo', 'mistralai/mistral-nemo'],
+    [
+      'NVIDIA weights with the vendor in the name',
+      'nvidia/NVIDIA-Nemotron-Nano-9B-v2',
+      'nvidia/nemotron-nano-9b-v2',
+    ],
+    ['a bare Nemotron id', 'nemotron-nano-9b-v2', 'nvidia/nemotron-nano-9b-v2'],
+    ['Phi weights name', 'microsoft/Phi-4-mini-instruct', 'microsoft/phi-4-mini-instruct'],
+    ['LiteLLM azure_ai/ Phi', 'azure_ai/Phi-4-reasoning', 'microsoft/phi-4-reasoning'],
+    ['a bare Gemma 3 1B id', 'gemma-3-1b-it', 'google/gemma-3-1b-it'],
     ['LiteLLM litellm_proxy/', 'litellm_proxy/gpt-4o', 'openai/gpt-4o'],
     ['xAI snapshot -MMDD', 'grok-4-0709', 'x-ai/grok-4'],
     ['xAI reasoning mode, hyphenated version', 'grok-4-1-fast-reasoning', 'x-ai/grok-4.1-fast'],
@@ -186,6 +222,14 @@ describe('the shipped model cutoff table', () => {
     'meta.llama3-2-11b-instruct-v1:0',
     'meta-llama/llama-4-behemoth-288b-16e-instruct',
     'us.amazon.nova-pro-v1:0',
+    // Claude 1.x on Bedrock: no table entry, and never Claude 2's.
+    'anthropic.claude-v1',
+    // Neighbours of new entries that have no published date of their own (or another one).
+    'nvidia/nemotron-nano-9b-v2-base',
+    'microsoft/phi-4-multimodal-instruct',
+    'mistralai/mistral-nemo-base-2407',
+    'open-mixtral-8x7b',
+    'google/gemma-2-9b-it',
     'deepseek/deepseek-v3.2',
     // Hosts whose names are their own, and names of no vendor.
     'groq/llama-3.3-70b-versatile',
@@ -241,6 +285,14 @@ describe('the shipped model cutoff table', () => {
       ['meta-llama/llama-3.2-3b-instruct', 'meta-llama/llama-3.2-3b-instruct'],
       ['gpt-4-0314', 'openai/gpt-4-0314'],
       ['gpt-4-32k', 'openai/gpt-4-32k'],
+      // A listed -MMDD snapshot is its own entry before the legacy rule applies.
+      ['gpt-3.5-turbo-0613', 'openai/gpt-3.5-turbo-0613'],
+      ['gpt-3.5-turbo-1106', 'openai/gpt-3.5-turbo-1106'],
+      ['phi-4-reasoning', 'microsoft/phi-4-reasoning'],
+      ['phi-4-reasoning-plus', 'microsoft/phi-4-reasoning-plus'],
+      ['phi-4', 'microsoft/phi-4'],
+      ['anthropic.claude-v2', 'anthropic/claude-2.0'],
+      ['anthropic.claude-v2:1', 'anthropic/claude-2.1'],
     ];
     for (const [id, expected] of pairs)
       expect([id, cutoffs.lookup(id)?.id]).toEqual([id, expected]);
