@@ -57,7 +57,7 @@ export class IngestService {
     if (options.strict) {
       const rejected = await rejectedLines(path);
       if (rejected.length > 0) {
-        return { added: 0, merged: 0, retracted: 0, rejected, droppedSources: 0, refused: true };
+        return { ...emptySummary(), rejected, refused: true };
       }
     }
     const bulk = (await this.facts.count()) === 0;

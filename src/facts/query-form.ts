@@ -28,6 +28,13 @@ const QUESTION_WORD =
 export const PREVIOUS_WORDS =
   'previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing';
 
+/**
+ * Words of time relative to the asker: they say which of a subject's facts is wanted
+ * (the order sees to that), not what the subject is, so they do not score (`terms` in
+ * ranking-sql.ts, which stems them as it stems the query).
+ */
+export const TENSE_WORDS = `${PREVIOUS_WORDS.replace(/\|/g, ' ')} current currently today nowadays latest recent recently incumbent`;
+
 const PREVIOUS = new RegExp(`\\b(${PREVIOUS_WORDS})\\b`, 'i');
 
 /** Whether `text` (a query, or a fact's question) speaks of a predecessor. */

@@ -1,6 +1,6 @@
 import type { FactSearch } from './facts.repository';
 import { candidatesFor, Ranking } from './ranking';
-import { PREVIOUS_WORDS, QueryForm, queryForm } from './query-form';
+import { PREVIOUS_WORDS, QueryForm, queryForm, TENSE_WORDS } from './query-form';
 import { searchText } from './search-text';
 
 /**
@@ -15,9 +15,6 @@ import { searchText } from './search-text';
  * statement as rendered for each window path is checked in under src/facts/sql/.
  * FactsRepository only runs the statements.
  */
-
-/** See `terms`. */
-const TENSE_WORDS = `${PREVIOUS_WORDS.replace(/\|/g, ' ')} current currently today nowadays latest recent recently incumbent`;
 
 /** No date window; a window scanned through the day index; one walked through the graph. */
 export type WindowPath = 'none' | 'scan' | 'wide';
