@@ -137,7 +137,7 @@ describe('the PGlite internals the database thread relies on', () => {
     expect(db.isInTransaction()).toBe(false);
   });
 
-  // If this fails, PGlite reads whole requests now: send()'s framing may go.
+  // If this fails, PGlite reads whole requests now (0.5.14 does): send()'s framing may go.
   it('loses the rest of a request after a message that ends on 8 KiB, but not after the last', async () => {
     const insert = (n: number) => [
       serialize.parse({ text: `SELECT length($1::text) AS n` }),
