@@ -206,12 +206,12 @@ export class IngestService {
     const fromFile = fresh.map((fact) => file?.get(fact.question));
     const embedded = await this.embed(fresh.filter((_, i) => !fromFile[i]));
     let next = 0;
-    const withVectors = fresh.map((fact, i): ReadyFact => ({
+    const embeddedFacts = fresh.map((fact, i): ReadyFact => ({
       ...fact,
       embedding: { kind: 'embedded', vector: fromFile[i] ?? embedded[next++] },
     }));
     // `upsert` keeps the order of each kind; the mix of the two does not matter.
-    return [...withVectors, ...stored];
+    return [...embeddedFacts, ...stored];
   }
 
   /** The questions' vectors, one for each, from the encoder. */

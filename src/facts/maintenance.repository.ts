@@ -134,6 +134,7 @@ export class MaintenanceRepository {
     });
   }
 
+  /** Drops the search indexes, for a bulk load to build them once at its end. */
   async dropSearchIndexes(): Promise<void> {
     await this.db.query(`DROP INDEX IF EXISTS facts_embedding_idx`);
     await this.db.query(`DROP INDEX IF EXISTS fact_terms_term_idx`);

@@ -17,11 +17,14 @@ import { CATANIA } from '../support/corpus';
 describe('the facts schema the service rebuilds', () => {
   let migrated: Schema;
   let t: TestApp;
+  // Two stores start, one after the other: each has its own time.
   beforeAll(async () => {
     migrated = await migratedSchema();
+  }, 120_000);
+  beforeAll(async () => {
     t = await startApp({ facts: CATANIA });
-  });
-  afterAll(() => t.close());
+  }, 120_000);
+  afterAll(() => t?.close());
 
   it('is read whole: columns, the bits generated from the vector, and the search indexes', () => {
     expect(migrated.columns).toContainEqual(
