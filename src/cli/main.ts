@@ -35,7 +35,7 @@ import {
 } from './sources.command';
 import { SourceInputError } from '../sources/source-input';
 import { SourceExistsError } from '../sources/sources.repository';
-import { StoreModelError } from '../facts/facts.repository';
+import { StoreModelError } from '../facts/maintenance.repository';
 
 // Errors a user can act on: printed as one line, exit status 2.
 const USER_ERRORS = [

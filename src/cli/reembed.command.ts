@@ -1,6 +1,6 @@
 import { SingleBar } from 'cli-progress';
 import { loadConfig } from '../config/config';
-import { FactsRepository } from '../facts/facts.repository';
+import { MaintenanceService } from '../facts/maintenance.service';
 import { withContext } from './context';
 
 /** Re-embeds every stored fact with the configured encoder (after changing it). */
@@ -12,9 +12,9 @@ export async function reembedCommand(): Promise<number> {
     format: 're-embedding {bar} {value}/{total}',
   });
   const total = await withContext(async (context) => {
-    const facts = context.get(FactsRepository);
+    const maintenance = context.get(MaintenanceService);
     let begun = false;
-    const count = await facts.reembed((done, all) => {
+    const count = await maintenance.reembed((done, all) => {
       if (!begun) bar.start(all, 0);
       begun = true;
       bar.update(done);

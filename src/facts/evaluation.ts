@@ -1,10 +1,10 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { FactDto } from './fact.dto';
-import { Candidate, FactsRepository } from './facts.repository';
 import { namesPredecessor, QueryForm, queryForm } from './query-form';
 import { Ranking } from './ranking';
 import { relativeThreshold } from './ranking-sql';
+import { Candidate, RankingRepository } from './ranking.repository';
 
 /** One line of a queries file (corpus/queries-dev.jsonl). */
 export interface EvalQuery {
@@ -124,7 +124,7 @@ export async function sweep(
   queries: EvalQuery[],
   base: Ranking,
 ): Promise<SweepResult> {
-  const facts = context.get(FactsRepository);
+  const facts = context.get(RankingRepository);
   const [vectors] = [await context.get<Embedder>(EMBEDDER).embed(queries.map((q) => q.query))];
   const trials: { ranking: Tuned; hits: Hit[] }[] = [];
   const forms = queries.map((query) => queryForm(query.query));
@@ -224,7 +224,7 @@ type Cut = Pick<
 >;
 
 /**
- * The fused score, cut and timeline order of FactsRepository.search, in memory: the
+ * The fused score, cut and timeline order of RankingRepository.search, in memory: the
  * sweep tries thousands of calibrations on candidates fetched once. It mirrors the
  * statement's stages after `scoring` (ranking-sql.ts), one function of the same name
  * each; test/facts/ranking.e2e-spec.ts checks that both answer alike.

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
  * A stored fact. The `search_text` (tsvector) and `embedding` (vector) columns are
- * written and read only by the SQL of FactsRepository, so they are not mapped here.
+ * written and read only by the SQL of the facts repositories, so they are not mapped here.
  */
 @Entity('facts')
 export class Fact {

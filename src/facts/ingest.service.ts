@@ -5,7 +5,9 @@ import { checkFact, dedupKey, fileSize, ParsedLine, readFactLines } from './fact
 import { FactBatchError, parseFactBatch } from './fact-batch';
 import { RetractionsRepository } from './retractions.repository';
 import { pathToFileURL } from 'node:url';
-import { FactsRepository, NewFact, Origin } from './facts.repository';
+import { FactsRepository, FactVector, NewFact, Origin, ReadyFact } from './facts.repository';
+import { MaintenanceService } from './maintenance.service';
+import { StatisticsRepository } from './statistics.repository';
 import { VectorFile } from './vector-file';
 
 export interface RejectedLine {
@@ -48,6 +50,8 @@ export interface IngestOptions {
 export class IngestService {
   constructor(
     private readonly facts: FactsRepository,
+    private readonly statistics: StatisticsRepository,
+    private readonly maintenance: MaintenanceService,
     private readonly retractions: RetractionsRepository,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
   ) {}
@@ -61,17 +65,17 @@ export class IngestService {
       }
     }
     const bulk = (await this.facts.count()) === 0;
-    if (bulk) await this.facts.dropSearchIndexes();
+    if (bulk) await this.maintenance.dropSearchIndexes();
     let summary: IngestSummary | undefined;
     try {
       const origin: Origin = { origin: pathToFileURL(path).href, kind: 'file' };
       summary = await this.loadBatches(path, size, origin, options);
-      await this.facts.refreshStats();
+      await this.statistics.refreshStats();
       return summary;
     } finally {
       if (bulk) {
         const started = performance.now();
-        await this.facts.finishBulkLoad();
+        await this.maintenance.finishBulkLoad();
         if (summary) summary.indexSeconds = (performance.now() - started) / 1000;
       }
     }
@@ -155,13 +159,15 @@ export class IngestService {
       }
     }
     const result = await this.ingestFacts(facts, origin);
-    if (result.added + result.merged > 0 && !options.deferStats) await this.facts.refreshStats();
+    if (result.added + result.merged > 0 && !options.deferStats) {
+      await this.statistics.refreshStats();
+    }
     return { ...result, rejected, droppedSources, refused: false };
   }
 
   /** After ingests with `deferStats`: the term statistics that ranking weighs terms by. */
   refreshStats(): Promise<void> {
-    return this.facts.refreshStats();
+    return this.statistics.refreshStats();
   }
 
   private async ingestFacts(facts: FactDto[], origin: Origin, vectors?: VectorFile) {
@@ -171,46 +177,71 @@ export class IngestService {
       ...new Set(all.map((f) => f.dedupKey)),
     ]);
     const kept = all.filter((fact) => !retracted.has(fact.dedupKey));
-    const unique = mergeDuplicates(kept);
-    const known = await this.facts.existingKeys([...unique.keys()]);
-    const fresh = [...unique.values()].filter((fact) => !known.has(fact.dedupKey));
-    // Known facts only merge their sources; their stored vector stays.
-    const toEmbed = fresh.filter((fact) => !(fact.embedding = vectors?.get(fact.question) ?? null));
-    const embedded = await this.embedder.embed(toEmbed.map((fact) => fact.question));
-    // A new fact without a vector would be taken for a stored one by `upsert` and
-    // only "merged" into nothing: a short answer from the encoder fails the batch.
-    if (embedded.length !== toEmbed.length || embedded.some((vector) => !vector)) {
-      throw new EmbeddingError(
-        `the encoder returned ${embedded.length} vectors for ${toEmbed.length} texts`,
-      );
-    }
-    toEmbed.forEach((fact, i) => (fact.embedding = embedded[i]));
-    const stored = unique.size
-      ? await this.facts.upsert([...unique.values()], origin)
-      : { added: 0, merged: 0 };
+    const unique = [...mergeDuplicates(kept).values()];
+    const known = await this.facts.existingKeys(unique.map((fact) => fact.dedupKey));
+    const ready = await this.withVectors(unique, known, vectors);
+    const stored = ready.length ? await this.facts.upsert(ready, origin) : { added: 0, merged: 0 };
     // A repeat inside the batch merged into its first copy: count it, so that added,
     // merged, retracted and rejected add up to the lines read.
     return {
       added: stored.added,
-      merged: stored.merged + kept.length - unique.size,
+      merged: stored.merged + kept.length - unique.length,
       retracted: all.length - kept.length,
     };
   }
+
+  /**
+   * Known facts only merge their sources: their stored vector stays. A new fact takes
+   * its vector from the file beside the facts, or else from the encoder.
+   */
+  private async withVectors(
+    facts: NewFact<PendingVector>[],
+    known: Set<string>,
+    file?: VectorFile,
+  ): Promise<ReadyFact[]> {
+    const stored = facts
+      .filter((fact) => known.has(fact.dedupKey))
+      .map((fact): ReadyFact => ({ ...fact, embedding: { kind: 'stored' } }));
+    const fresh = facts.filter((fact) => !known.has(fact.dedupKey));
+    const fromFile = fresh.map((fact) => file?.get(fact.question));
+    const embedded = await this.embed(fresh.filter((_, i) => !fromFile[i]));
+    let next = 0;
+    const embeddedFacts = fresh.map((fact, i): ReadyFact => ({
+      ...fact,
+      embedding: { kind: 'embedded', vector: fromFile[i] ?? embedded[next++] },
+    }));
+    // `upsert` keeps the order of each kind; the mix of the two does not matter.
+    return [...embeddedFacts, ...stored];
+  }
+
+  /** The questions' vectors, one for each, from the encoder. */
+  private async embed(facts: NewFact[]): Promise<Float32Array[]> {
+    const vectors = await this.embedder.embed(facts.map((fact) => fact.question));
+    // A short answer from the encoder fails the batch, rather than store facts without.
+    if (vectors.length !== facts.length || vectors.some((vector) => !vector)) {
+      throw new EmbeddingError(
+        `the encoder returned ${vectors.length} vectors for ${facts.length} texts`,
+      );
+    }
+    return vectors;
+  }
 }
 
-function toNewFact(fact: FactDto): NewFact {
+type PendingVector = Extract<FactVector, { kind: 'pending' }>;
+
+function toNewFact(fact: FactDto): NewFact<PendingVector> {
   return {
     question: fact.question.trim(),
     answer: fact.answer.trim(),
     trueBy: fact.true_by,
     sources: [...new Set(fact.sources)],
     dedupKey: dedupKey(fact),
-    embedding: null,
+    embedding: { kind: 'pending' },
   };
 }
 
-function mergeDuplicates(facts: NewFact[]): Map<string, NewFact> {
-  const byKey = new Map<string, NewFact>();
+function mergeDuplicates<F extends NewFact>(facts: F[]): Map<string, F> {
+  const byKey = new Map<string, F>();
   for (const fact of facts) {
     const seen = byKey.get(fact.dedupKey);
     if (seen) seen.sources = [...new Set([...seen.sources, ...fact.sources])];

@@ -1,4 +1,4 @@
-import type { FactSearch } from './facts.repository';
+import type { FactSearch } from './ranking.repository';
 import { candidatesFor, Ranking } from './ranking';
 import { PREVIOUS_WORDS, QueryForm, queryForm, TENSE_WORDS } from './query-form';
 import { searchText } from './search-text';
@@ -13,7 +13,7 @@ import { searchText } from './search-text';
  * calibrates on), `rankingStatement` all of them (what a search runs). The stages
  * after scoring have a mirror in memory, of the same names, in evaluation.ts; the
  * statement as rendered for each window path is checked in under src/facts/sql/.
- * FactsRepository only runs the statements.
+ * RankingRepository only runs the statements.
  */
 
 /** No date window; a window scanned through the day index; one walked through the graph. */

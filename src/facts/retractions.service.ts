@@ -3,6 +3,7 @@ import { ProblemError } from '../common/problem';
 import { EMBEDDER, Embedder, EmbeddingError } from '../embeddings/embedder';
 import { FactsRepository, StoredFact } from './facts.repository';
 import { RetractedFact, Retraction, RetractionsRepository } from './retractions.repository';
+import { StatisticsRepository } from './statistics.repository';
 
 export class FactNotFoundError extends ProblemError {
   constructor(id: string) {
@@ -39,6 +40,7 @@ export class RetractionsService {
   constructor(
     private readonly facts: FactsRepository,
     private readonly retractions: RetractionsRepository,
+    private readonly statistics: StatisticsRepository,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
   ) {}
 
@@ -69,7 +71,7 @@ export class RetractionsService {
   async retract(id: string, reason: string, by: string): Promise<FactRecord> {
     if (!FACT_ID.test(id)) throw new FactNotFoundError(id);
     if (!(await this.retractions.retract(id, reason, by))) throw await this.refusal(id, 'retract');
-    await this.facts.countMonths();
+    await this.statistics.countMonths();
     return this.show(id);
   }
 
@@ -81,7 +83,7 @@ export class RetractionsService {
     const [vector] = await this.embedder.embed([retracted.question]);
     if (!vector) throw new EmbeddingError('the encoder returned no vector');
     if (!(await this.retractions.restore(id, vector))) throw await this.refusal(id, 'restore');
-    await this.facts.countMonths();
+    await this.statistics.countMonths();
     return this.show(id);
   }
 

@@ -5,7 +5,7 @@ import { EMBEDDER, Embedder, EmbeddingError } from '../embeddings/embedder';
 import { ProblemError } from '../common/problem';
 import { nextDay, parseInstant, utcDay } from '../common/dates';
 import { FactDto } from '../facts/fact.dto';
-import { FactSearch, FactsRepository } from '../facts/facts.repository';
+import { FactSearch, RankingRepository } from '../facts/ranking.repository';
 import { ModelCutoffs } from '../models/model-cutoffs';
 import { Ranking, rankingFor } from '../facts/ranking';
 
@@ -43,7 +43,7 @@ export class SearchService {
   private readonly queryEmbedder: Embedder;
 
   constructor(
-    private readonly facts: FactsRepository,
+    private readonly facts: RankingRepository,
     private readonly cutoffs: ModelCutoffs,
     @Inject(EMBEDDER) embedder: Embedder,
     private readonly metrics: MetricsService,

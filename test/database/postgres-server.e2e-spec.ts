@@ -7,7 +7,7 @@ import {
   openDataSource,
   SESSION_SETTINGS,
 } from '../../src/database/data-source';
-import { FactsRepository } from '../../src/facts/facts.repository';
+import { MaintenanceService } from '../../src/facts/maintenance.service';
 import { SearchService } from '../../src/search/search.service';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA } from '../support/corpus';
@@ -193,8 +193,8 @@ describe('index builds on a PostgreSQL server', () => {
         const t = await startApp({ facts: CATANIA, env: { DATABASE_URL: db.url(), ...env } });
         apps.push(t);
         await db.admin.query(`DELETE FROM build_memory`);
-        await t.app.get(FactsRepository).dropSearchIndexes();
-        await t.app.get(FactsRepository).ensureSearchIndexes();
+        await t.app.get(MaintenanceService).dropSearchIndexes();
+        await t.app.get(MaintenanceService).ensureSearchIndexes();
         const rows = await db.admin.query<{ setting: string }[]>(
           `SELECT setting FROM build_memory`,
         );

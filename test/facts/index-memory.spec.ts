@@ -1,4 +1,4 @@
-import { indexBuildMemoryMb } from '../../src/facts/facts.repository';
+import { indexBuildMemoryMb } from '../../src/facts/maintenance.repository';
 
 // pgvector's HNSW graph spilled out of 64 MB after 52,703 128-d facts: about 1.3 KB a
 // fact, which the estimate covers with a quarter to spare.

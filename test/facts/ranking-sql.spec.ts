@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FactSearch } from '../../src/facts/facts.repository';
+import { FactSearch } from '../../src/facts/ranking.repository';
 import { STATIC_RANKING } from '../../src/facts/ranking';
 import { rankingStatement, WindowPath } from '../../src/facts/ranking-sql';
 

@@ -2,7 +2,8 @@ import { DataSource } from 'typeorm';
 import { SESSION_SETTINGS } from '../../src/database/data-source';
 import { EMBEDDER, Embedder } from '../../src/embeddings/embedder';
 import { replay } from '../../src/facts/evaluation';
-import { FactSearch, FactsRepository } from '../../src/facts/facts.repository';
+import { FactSearch, RankingRepository } from '../../src/facts/ranking.repository';
+import { StatisticsRepository } from '../../src/facts/statistics.repository';
 import { queryForm } from '../../src/facts/query-form';
 import { candidatesFor, rankingFor } from '../../src/facts/ranking';
 import { startApp, TestApp } from '../support/app';
@@ -23,7 +24,7 @@ describe('the lexical score', () => {
   afterAll(() => t.close());
 
   it("is the share of the query terms' weight found (IDF to the rarity power), answer-only terms counting less", async () => {
-    const facts = t.app.get(FactsRepository);
+    const facts = t.app.get(RankingRepository);
     const embedder = t.app.get<Embedder>(EMBEDDER);
     const ranking = rankingFor(embedder.model);
     const [vector] = await embedder.embed(['river Vienna']);
@@ -62,7 +63,7 @@ describe('the calibration replay', () => {
   afterAll(() => t.close());
 
   it('orders and cuts exactly as the SQL does, so the sweep tunes the real engine', async () => {
-    const facts = t.app.get(FactsRepository);
+    const facts = t.app.get(RankingRepository);
     const embedder = t.app.get<Embedder>(EMBEDDER);
     const ranking = rankingFor(embedder.model);
     const queries = [
@@ -143,15 +144,15 @@ describe('date windows', () => {
   afterAll(() => t.close());
 
   it('sizes a window from the month counts without a query', () => {
-    const facts = t.app.get(FactsRepository);
-    expect(facts.windowRows()).toBeCloseTo(360, 6);
-    expect(facts.windowRows('2020-03-01', '2020-04-30')).toBeGreaterThan(25);
-    expect(facts.windowRows('2020-03-01', '2020-04-30')).toBeLessThan(35);
-    expect(facts.windowRows('2030-01-01')).toBe(0);
+    const statistics = t.app.get(StatisticsRepository);
+    expect(statistics.windowRows()).toBeCloseTo(360, 6);
+    expect(statistics.windowRows('2020-03-01', '2020-04-30')).toBeGreaterThan(25);
+    expect(statistics.windowRows('2020-03-01', '2020-04-30')).toBeLessThan(35);
+    expect(statistics.windowRows('2030-01-01')).toBe(0);
   });
 
   it('keeps to the window on both access paths, and they agree on the best matches', async () => {
-    const facts = t.app.get(FactsRepository);
+    const facts = t.app.get(RankingRepository);
     const embedder = t.app.get<Embedder>(EMBEDDER);
     const ranking = rankingFor(embedder.model);
     const query = 'Who was the mayor of club number 97 that season?';
@@ -185,7 +186,7 @@ describe('date windows', () => {
   });
 
   it('scans a window whose walk of the graph gave up before finding any of its facts', async () => {
-    const facts = t.app.get(FactsRepository);
+    const facts = t.app.get(RankingRepository);
     const embedder = t.app.get<Embedder>(EMBEDDER);
     const db = t.app.get(DataSource);
     // One fact in the window (club 50, a champion), far from a question about mayors,
@@ -229,7 +230,7 @@ describe('a long series of one question’s values', () => {
   afterAll(() => t.close());
 
   const search = async (k: number, timeline: boolean, maxDay?: string) => {
-    const facts = t.app.get(FactsRepository);
+    const facts = t.app.get(RankingRepository);
     const embedder = t.app.get<Embedder>(EMBEDDER);
     const query = 'What is the population of Exampleton?';
     const [vector] = await embedder.embed([query]);

@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ReadReplicas } from '../database/read-replicas';
+import { Ranking } from './ranking';
+import { candidateStatement, rankingStatement, WindowPath } from './ranking-sql';
+import { StatisticsRepository } from './statistics.repository';
+
+export interface FactSearch {
+  query: string;
+  vector: Float32Array;
+  k: number;
+  timeline: boolean;
+  /** Inclusive lower bound, `YYYY-MM-DD`. */
+  minDay?: string;
+  /** Inclusive upper bound, `YYYY-MM-DD`. */
+  maxDay?: string;
+}
+
+export interface ScoredFact {
+  question: string;
+  answer: string;
+  true_by: string | null;
+  sources: string[];
+  score: number;
+  /** Whether it matched closely; false for the nearest facts returned when none did. */
+  close: boolean;
+}
+
+export interface Candidate {
+  id: string;
+  question: string;
+  answer: string;
+  true_by: string | null;
+  cos: number;
+  lex: number;
+}
+
+/** Runs the ranking statements that ranking-sql.ts builds: searches, their plans, candidates. */
+@Injectable()
+export class RankingRepository {
+  constructor(
+    private readonly db: DataSource,
+    private readonly reads: ReadReplicas,
+    private readonly statistics: StatisticsRepository,
+  ) {}
+
+  /**
+   * Ranks facts for one question in one statement: lexical candidates (IDF-weighted
+   * term coverage over the tsvector) and semantic candidates (pgvector cosine), both
+   * inside the date bounds, fused into one score; then the close-match cut, the
+   * order, and `k`. When no fact matches closely, the `k` nearest are returned.
+   * The statement's stages: ranking-sql.ts.
+   */
+  async search(search: FactSearch, ranking: Ranking): Promise<ScoredFact[]> {
+    const [sql, params] = rankingStatement(search, ranking, this.windowPath(search, ranking));
+    // A search may be answered by a streaming replica (DATABASE_REPLICA_URLS).
+    const rows = await this.reads.query<ScoredFact[]>(sql, params);
+    return rows.map((row) => ({ ...row, score: Number(row.score) }));
+  }
+
+  /**
+   * The plan PostgreSQL runs `search` with, as EXPLAIN ANALYZE prints it: the statement
+   * prepared and executed as a session of the service runs it (a generic plan, with
+   * the session settings), so that the plans of both stores can be read and compared.
+   */
+  async explain(search: FactSearch, ranking: Ranking): Promise<string> {
+    const [sql, params] = rankingStatement(search, ranking, this.windowPath(search, ranking));
+    const runner = this.db.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query(`PREPARE freshfacts_explain AS ${sql}`);
+      try {
+        // EXECUTE takes no bound parameters: its arguments go in as literals.
+        const [{ execute }] = (await runner.query(
+          `SELECT format('EXECUTE freshfacts_explain(%s)', string_agg(quote_literal(v), ', '))
+             AS execute FROM unnest($1::text[]) v`,
+          [params.map((p) => (Array.isArray(p) ? `{${p.join(',')}}` : String(p)))],
+        )) as { execute: string }[];
+        const plan = (await runner.query(`EXPLAIN (ANALYZE, SUMMARY) ${execute}`)) as Record<
+          string,
+          string
+        >[];
+        return plan.map((row) => Object.values(row)[0]).join('\n');
+      } finally {
+        await runner.query(`DEALLOCATE freshfacts_explain`);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** How the semantic side reaches a search's date window (see ranking-sql.ts). */
+  private windowPath(search: FactSearch, ranking: Ranking): WindowPath {
+    if (!search.minDay && !search.maxDay) return 'none';
+    const rows = this.statistics.windowRows(search.minDay, search.maxDay);
+    return rows <= Math.sqrt(ranking.scanWindowFactor * this.statistics.datedFacts)
+      ? 'scan'
+      : 'wide';
+  }
+
+  /**
+   * The candidates of `search` with both relevance signals apart, before fusion and
+   * cut: what `eval --sweep` calibrates the ranking on.
+   */
+  async candidates(search: FactSearch, ranking: Ranking): Promise<Candidate[]> {
+    const path = this.windowPath(search, ranking);
+    const [sql, params] = candidateStatement(search, ranking, path);
+    const rows = await this.db.query<Candidate[]>(
+      `${sql} SELECT id::text, question, answer, true_by, cos, lex FROM scored`,
+      params,
+    );
+    return rows.map((row) => ({ ...row, cos: Number(row.cos), lex: Number(row.lex) }));
+  }
+}
