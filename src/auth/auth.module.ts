@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module';
+import { AccountsRepository } from './accounts.repository';
 import { ApiKeyGuard } from './api-key.guard';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { LoginThrottleRepository } from './login-throttle.repository';
 import { SessionsRepository } from './sessions.repository';
@@ -9,6 +11,8 @@ import { SignInService } from './sign-in.service';
 @Module({
   imports: [BillingModule],
   providers: [
+    AccountsRepository,
+    ApiKeysRepository,
     ApiKeysService,
     ApiKeyGuard,
     LoginThrottleRepository,

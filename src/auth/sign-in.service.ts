@@ -3,10 +3,10 @@ import { Injectable } from '@nestjs/common';
 // prebuilt binary crashed (SIGSEGV) here when its build script did not run, as in
 // an image built with --ignore-scripts.
 import { hash, verify } from '@node-rs/argon2';
-import { DataSource, QueryFailedError } from 'typeorm';
 import { AccountExistsError } from '../billing/accounts.service';
 import { ProblemError } from '../common/problem';
 import { Account } from './account.entity';
+import { AccountsRepository } from './accounts.repository';
 import { normaliseEmail } from './api-keys.service';
 import { LoginThrottleRepository } from './login-throttle.repository';
 
@@ -46,7 +46,7 @@ export class SignInService {
   private decoy?: Promise<string>;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly accounts: AccountsRepository,
     private readonly throttle: LoginThrottleRepository,
   ) {}
 
@@ -55,17 +55,11 @@ export class SignInService {
     checkPassword(password);
     // argon2id with OWASP's parameters (19 MiB, 2 passes): the library's defaults.
     const passwordHash = await hash(password);
-    try {
-      await this.db.getRepository(Account).insert({ email: address, plan: 'free', passwordHash });
-    } catch (err) {
-      // An account an operator made (no password) is not claimable by whoever signs
-      // up first with its address: there is no mail round-trip to prove ownership.
-      if (err instanceof QueryFailedError && /accounts_email/.test(err.message)) {
-        throw new AccountExistsError(`an account for ${address} exists; log in instead`);
-      }
-      throw err;
-    }
-    return this.db.getRepository(Account).findOneByOrFail({ email: address });
+    const account = await this.accounts.insert({ email: address, plan: 'free', passwordHash });
+    // An account an operator made (no password) is not claimable by whoever signs
+    // up first with its address: there is no mail round-trip to prove ownership.
+    if (!account) throw new AccountExistsError(`an account for ${address} exists; log in instead`);
+    return account;
   }
 
   /** The account whose password this is; throttled per address. */
@@ -79,12 +73,7 @@ export class SignInService {
     if (password.length > MAX_PASSWORD) throw new InvalidCredentialsError();
     const retryAfter = await this.throttle.take(address);
     if (retryAfter) throw new LoginThrottledError(retryAfter);
-    const account = await this.db
-      .getRepository(Account)
-      .createQueryBuilder('account')
-      .addSelect('account.passwordHash')
-      .where('account.email = :address', { address })
-      .getOne();
+    const account = await this.accounts.findWithPassword(address);
     const stored = account?.passwordHash ?? (await this.decoyHash());
     const valid = await verify(stored, password);
     if (!account?.passwordHash || !valid) throw new InvalidCredentialsError();

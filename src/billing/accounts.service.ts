@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, QueryFailedError } from 'typeorm';
 import { Account } from '../auth/account.entity';
+import { AccountsRepository } from '../auth/accounts.repository';
 import { ProblemError } from '../common/problem';
 import { normaliseEmail } from '../auth/api-keys.service';
 import { Clock, monthOf } from './clock';
@@ -40,43 +40,34 @@ export interface AccountUsage {
 @Injectable()
 export class AccountsService {
   constructor(
-    private readonly db: DataSource,
+    private readonly accounts: AccountsRepository,
     private readonly usage: UsageRepository,
     private readonly clock: Clock,
   ) {}
 
   async list(): Promise<Account[]> {
-    return this.db.getRepository(Account).find({ order: { createdAt: 'ASC' } });
+    return this.accounts.list();
   }
 
   async find(email: string): Promise<Account> {
     const address = normaliseEmail(email);
-    const account = await this.db.getRepository(Account).findOneBy({ email: address });
+    const account = await this.accounts.findByEmail(address);
     if (!account) throw new AccountNotFoundError(`no account for ${address}`);
     return account;
   }
 
   async create(email: string, plan: string = 'free'): Promise<Account> {
-    const repository = this.db.getRepository(Account);
     const address = normaliseEmail(email);
-    try {
-      await repository.insert({ email: address, plan: checkPlan(plan) });
-    } catch (err) {
-      if (err instanceof QueryFailedError && /accounts_email/.test(err.message)) {
-        throw new AccountExistsError(`an account for ${address} exists`);
-      }
-      throw err;
-    }
-    return repository.findOneByOrFail({ email: address });
+    const account = await this.accounts.insert({ email: address, plan: checkPlan(plan) });
+    if (!account) throw new AccountExistsError(`an account for ${address} exists`);
+    return account;
   }
 
   async setPlan(email: string, plan: string): Promise<{ email: string; plan: PlanName }> {
     const address = normaliseEmail(email);
     const checked = checkPlan(plan);
-    const result = await this.db
-      .getRepository(Account)
-      .update({ email: address }, { plan: checked });
-    if (!result.affected) throw new AccountNotFoundError(`no account for ${address}`);
+    if (!(await this.accounts.setPlan({ email: address }, checked)))
+      throw new AccountNotFoundError(`no account for ${address}`);
     return { email: address, plan: checked };
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsRepository } from '../auth/accounts.repository';
 import { Clock } from './clock';
 import { AccountsService } from './accounts.service';
 import { PaymentChallenges } from './payments/payment-challenges';
@@ -7,6 +8,7 @@ import { PaymentService } from './payments/payment.service';
 import { PaymentSpendsRepository } from './payments/payment-spends.repository';
 import { QuotaService } from './quota.service';
 import { StripeBillingService } from './stripe-billing.service';
+import { StripeEventsRepository } from './stripe-events.repository';
 import { StripeWebhookController } from './stripe-webhook.controller';
 import { UsageRepository } from './usage.repository';
 
@@ -16,8 +18,10 @@ import { UsageRepository } from './usage.repository';
     UsageRepository,
     QuotaService,
     Clock,
+    AccountsRepository,
     AccountsService,
     StripeBillingService,
+    StripeEventsRepository,
     PaymentChallenges,
     PaymentMethods,
     PaymentSpendsRepository,
