@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, Repository } from 'typeorm';
-import type { PlanName } from '../billing/plans';
-import { AccountsRepository } from './accounts.repository';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import type { PlanName } from '../accounts/plans';
 import { ApiKey } from './api-key.entity';
 
 /** A key as stored: its SHA-256, never the secret. */

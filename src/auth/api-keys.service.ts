@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { hasControlCharacter, normaliseEmail } from '../accounts/email';
+import type { PlanName } from '../accounts/plans';
 import { sameSecret } from '../common/constant-time';
 import { ProblemError } from '../common/problem';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysRepository, StoredKey } from './api-keys.repository';
-import type { PlanName } from '../billing/plans';
 
 export const KEY_PREFIX = 'ff_live_';
 const DISPLAY_LENGTH = KEY_PREFIX.length + 8;
@@ -116,26 +117,9 @@ export class ApiKeysService {
   }
 }
 
-export class InvalidEmailError extends ProblemError {
-  constructor(detail: string) {
-    super(422, 'invalid-email', 'Invalid email address', detail);
-  }
-}
-
-// Control characters (U+0000 among them, which PostgreSQL text cannot hold) are in no
-// address and no name a person types.
-const CONTROL = /\p{Cc}/u;
-
-export function normaliseEmail(email: string): string {
-  const address = email.trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address) || CONTROL.test(address))
-    throw new InvalidEmailError(`not an email address: ${email}`);
-  return address;
-}
-
 /** A fresh secret and what is stored of it; the name may hold no control characters. */
 function newKey(name: string): { key: string; stored: Omit<StoredKey, 'accountId'> } {
-  if (CONTROL.test(name)) throw new InvalidKeyNameError('Use no control characters.');
+  if (hasControlCharacter(name)) throw new InvalidKeyNameError('Use no control characters.');
   const key = KEY_PREFIX + randomBytes(32).toString('base64url');
   return { key, stored: { name, prefix: key.slice(0, DISPLAY_LENGTH), keyHash: sha256(key) } };
 }

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { BillingModule } from '../billing/billing.module';
-import { AccountsRepository } from './accounts.repository';
+import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
@@ -9,9 +8,8 @@ import { SessionsRepository } from './sessions.repository';
 import { SignInService } from './sign-in.service';
 
 @Module({
-  imports: [BillingModule],
+  imports: [AccountsModule],
   providers: [
-    AccountsRepository,
     ApiKeysRepository,
     ApiKeysService,
     ApiKeyGuard,

@@ -3,11 +3,11 @@ import { Injectable } from '@nestjs/common';
 // prebuilt binary crashed (SIGSEGV) here when its build script did not run, as in
 // an image built with --ignore-scripts.
 import { hash, verify } from '@node-rs/argon2';
-import { AccountExistsError } from '../billing/accounts.service';
+import { Account } from '../accounts/account.entity';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { AccountExistsError } from '../accounts/accounts.service';
+import { normaliseEmail } from '../accounts/email';
 import { ProblemError } from '../common/problem';
-import { Account } from './account.entity';
-import { AccountsRepository } from './accounts.repository';
-import { normaliseEmail } from './api-keys.service';
 import { LoginThrottleRepository } from './login-throttle.repository';
 
 export const MIN_PASSWORD = 12;

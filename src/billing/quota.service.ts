@@ -1,17 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
+import type { Caller } from '../accounts/caller';
+import { PLANS } from '../accounts/plans';
 import { ProblemError } from '../common/problem';
 import { AppConfig, CONFIG } from '../config/config';
 import { MetricsService } from '../metrics/metrics.service';
 import { Clock, monthOf, secondsToNextMonth } from './clock';
-import { PLANS, PlanName } from './plans';
 import { UsageRepository } from './usage.repository';
-
-/** Who is calling, as the API key guard found them. */
-export interface Caller {
-  accountId: string;
-  plan: PlanName;
-}
 
 export class QuotaExceededError extends ProblemError {
   constructor(limit: number, month: string, billingUrl: string, headers: Record<string, string>) {

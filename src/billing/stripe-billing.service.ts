@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
-import { AccountMatch, AccountsRepository, StripeIds } from '../auth/accounts.repository';
+import { AccountMatch, AccountsRepository, StripeIds } from '../accounts/accounts.repository';
+import type { PlanName } from '../accounts/plans';
 import { ProblemError } from '../common/problem';
 import { AppConfig, CONFIG, StripeSettings } from '../config/config';
 import { stripeClient } from './stripe-client';
 import { StripeEventsRepository } from './stripe-events.repository';
-import type { PlanName } from './plans';
 
 export class BillingNotConfiguredError extends ProblemError {
   constructor() {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccountsRepository } from '../auth/accounts.repository';
+import { AccountsRepository } from '../accounts/accounts.repository';
 
 /** Stripe webhook deliveries already applied, so that a redelivery changes nothing twice. */
 @Injectable()

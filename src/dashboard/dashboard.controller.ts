@@ -15,9 +15,9 @@ import type { Response } from 'express';
 import { ApiKeysService, MAX_KEY_NAME } from '../auth/api-keys.service';
 import { SessionsRepository } from '../auth/sessions.repository';
 import { SignInService } from '../auth/sign-in.service';
-import { AccountsService } from '../billing/accounts.service';
 import { Clock } from '../billing/clock';
 import { StripeBillingService } from '../billing/stripe-billing.service';
+import { UsageService } from '../billing/usage.service';
 import { ProblemError } from '../common/problem';
 import { AppConfig, CONFIG } from '../config/config';
 import { CorpusService } from '../corpus/corpus.service';
@@ -47,7 +47,7 @@ export class DashboardController {
     private readonly signIn: SignInService,
     private readonly sessions: SessionsRepository,
     private readonly keys: ApiKeysService,
-    private readonly accounts: AccountsService,
+    private readonly usage: UsageService,
     private readonly stripe: StripeBillingService,
     private readonly clock: Clock,
     private readonly corpus: CorpusService,
@@ -149,7 +149,7 @@ export class DashboardController {
 
   @Get('usage')
   async usagePage(@CurrentVisitor() visitor: Visitor, @Res() res: Response): Promise<void> {
-    const usage = await this.accounts.usageOf(visitor.session!.email);
+    const usage = await this.usage.usageOf(visitor.session!.email);
     const now = this.clock.now();
     const chart = usageChart(usage.daily, now);
     const resets = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));

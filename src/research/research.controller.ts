@@ -1,8 +1,9 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import type { Caller } from '../accounts/caller';
 import { ApiKeyGuard, CallerAccount } from '../auth/api-key.guard';
-import { Caller, QuotaService } from '../billing/quota.service';
+import { QuotaService } from '../billing/quota.service';
 import { ResearchRequestDto } from '../search/search-request.dto';
 import { ANSWER_HEADERS, ResearchResponseDto } from '../search/search-response.dto';
 import { setAnswerHeaders } from '../search/search.controller';

@@ -1,9 +1,10 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiKeyGuard, KeyOrPayment, PayingCaller, PaymentAccepted } from '../auth/api-key.guard';
+import type { Caller } from '../accounts/caller';
+import { KeyOrPayment, PayingCaller, PaymentGuard } from '../billing/payments/payment.guard';
 import { PaymentService } from '../billing/payments/payment.service';
-import { Caller, QuotaService } from '../billing/quota.service';
+import { QuotaService } from '../billing/quota.service';
 import { SearchRequestDto } from './search-request.dto';
 import {
   ANSWER_HEADERS,
@@ -16,7 +17,7 @@ import { FactAnswer, SearchService } from './search.service';
 @ApiTags('search')
 @ApiBearerAuth()
 @Controller('v1/search')
-@UseGuards(ApiKeyGuard)
+@UseGuards(PaymentGuard)
 export class SearchController {
   constructor(
     private readonly search: SearchService,
@@ -27,7 +28,6 @@ export class SearchController {
   /** Dated, sourced facts for one question, newest first or most relevant first. */
   @Post()
   @HttpCode(200)
-  @PaymentAccepted()
   @ApiHeader({
     name: 'Payment-Authorization',
     required: false,

@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Account } from '../auth/account.entity';
-import { AccountsRepository } from '../auth/accounts.repository';
 import { ProblemError } from '../common/problem';
-import { normaliseEmail } from '../auth/api-keys.service';
-import { Clock, monthOf } from './clock';
-import { isPlanName, PLANS, PlanName } from './plans';
-import { UsageRepository } from './usage.repository';
+import { Account } from './account.entity';
+import { AccountsRepository } from './accounts.repository';
+import { normaliseEmail } from './email';
+import { isPlanName, PlanName } from './plans';
 
 export class UnknownPlanError extends ProblemError {
   constructor(detail: string) {
@@ -25,25 +23,10 @@ export class AccountExistsError extends ProblemError {
   }
 }
 
-export interface AccountUsage {
-  email: string;
-  plan: PlanName;
-  month: string;
-  calls: number;
-  /** Calls included per month; null: no cap. */
-  limit: number | null;
-  /** Calls per day over the last 30 days, days without calls left out. */
-  daily: { day: string; calls: number }[];
-}
-
 /** Accounts and their plans, for operators (CLI, admin API) and later the billing provider. */
 @Injectable()
 export class AccountsService {
-  constructor(
-    private readonly accounts: AccountsRepository,
-    private readonly usage: UsageRepository,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly accounts: AccountsRepository) {}
 
   async list(): Promise<Account[]> {
     return this.accounts.list();
@@ -69,21 +52,6 @@ export class AccountsService {
     if (!(await this.accounts.setPlan({ email: address }, checked)))
       throw new AccountNotFoundError(`no account for ${address}`);
     return { email: address, plan: checked };
-  }
-
-  async usageOf(email: string): Promise<AccountUsage> {
-    const account = await this.find(email);
-    const now = this.clock.now();
-    const month = monthOf(now);
-    const since = new Date(now.getTime() - 29 * 86_400_000).toISOString().slice(0, 10);
-    return {
-      email: account.email,
-      plan: account.plan,
-      month,
-      calls: await this.usage.monthCalls(account.id, month),
-      limit: PLANS[account.plan].monthlyCalls,
-      daily: await this.usage.daily(account.id, since),
-    };
   }
 }
 

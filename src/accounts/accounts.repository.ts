@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryFailedError, Repository } from 'typeorm';
-import type { PlanName } from '../billing/plans';
+import type { PlanName } from './plans';
 import { Account } from './account.entity';
 
 /** Where a plan change finds its account: by id, or by the Stripe subscription it pays for. */
