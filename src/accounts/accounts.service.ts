@@ -1,25 +1,25 @@
 import { Injectable } from '@nestjs/common';
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 import { Account } from './account.entity';
 import { AccountsRepository } from './accounts.repository';
 import { normaliseEmail } from './email';
 import { isPlanName, PlanName } from './plans';
 
-export class UnknownPlanError extends ProblemError {
+export class UnknownPlanError extends DomainError {
   constructor(detail: string) {
-    super(422, 'unknown-plan', 'Unknown plan', detail);
+    super('unknown-plan', 'Unknown plan', detail);
   }
 }
 
-export class AccountNotFoundError extends ProblemError {
+export class AccountNotFoundError extends DomainError {
   constructor(detail: string) {
-    super(404, 'account-not-found', 'No such account', detail);
+    super('account-not-found', 'No such account', detail);
   }
 }
 
-export class AccountExistsError extends ProblemError {
+export class AccountExistsError extends DomainError {
   constructor(detail: string) {
-    super(409, 'account-exists', 'Account exists', detail);
+    super('account-exists', 'Account exists', detail);
   }
 }
 

@@ -1,8 +1,8 @@
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 
-export class InvalidEmailError extends ProblemError {
+export class InvalidEmailError extends DomainError {
   constructor(detail: string) {
-    super(422, 'invalid-email', 'Invalid email address', detail);
+    super('invalid-email', 'Invalid email address', detail);
   }
 }
 

@@ -2,13 +2,12 @@ import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from 
 import type { Request } from 'express';
 import type { Caller } from '../accounts/caller';
 import { bearerToken } from '../common/bearer';
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 import { ApiKeysService } from './api-keys.service';
 
-export class MissingApiKeyError extends ProblemError {
+export class MissingApiKeyError extends DomainError {
   constructor() {
     super(
-      401,
       'missing-api-key',
       'API key required',
       'Send the header Authorization: Bearer <API_KEY>.',
@@ -20,10 +19,9 @@ export class MissingApiKeyError extends ProblemError {
   }
 }
 
-export class InvalidApiKeyError extends ProblemError {
+export class InvalidApiKeyError extends DomainError {
   constructor(detail: string) {
     super(
-      401,
       'invalid-api-key',
       'Invalid API key',
       detail,

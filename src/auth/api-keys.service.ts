@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { hasControlCharacter, normaliseEmail } from '../accounts/email';
 import type { PlanName } from '../accounts/plans';
 import { sameSecret } from '../common/constant-time';
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysRepository, StoredKey } from './api-keys.repository';
 
@@ -20,15 +20,15 @@ export interface CreatedKey {
 
 export const MAX_KEY_NAME = 100;
 
-export class InvalidKeyNameError extends ProblemError {
+export class InvalidKeyNameError extends DomainError {
   constructor(detail: string) {
-    super(422, 'invalid-key-name', 'Key name not accepted', detail);
+    super('invalid-key-name', 'Key name not accepted', detail);
   }
 }
 
-export class KeyNotFoundError extends ProblemError {
+export class KeyNotFoundError extends DomainError {
   constructor(detail: string) {
-    super(404, 'key-not-found', 'No such key', detail);
+    super('key-not-found', 'No such key', detail);
   }
 }
 

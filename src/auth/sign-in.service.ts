@@ -7,29 +7,28 @@ import { Account } from '../accounts/account.entity';
 import { AccountsRepository } from '../accounts/accounts.repository';
 import { AccountExistsError } from '../accounts/accounts.service';
 import { normaliseEmail } from '../accounts/email';
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 import { LoginThrottleRepository } from './login-throttle.repository';
 
 export const MIN_PASSWORD = 12;
 /** argon2 hashes whatever it is given; a cap keeps one request from costing much. */
 export const MAX_PASSWORD = 1024;
 
-export class WeakPasswordError extends ProblemError {
+export class WeakPasswordError extends DomainError {
   constructor(detail: string) {
-    super(422, 'weak-password', 'Password not accepted', detail);
+    super('weak-password', 'Password not accepted', detail);
   }
 }
 
-export class InvalidCredentialsError extends ProblemError {
+export class InvalidCredentialsError extends DomainError {
   constructor() {
-    super(401, 'invalid-credentials', 'Wrong email or password', 'Wrong email or password.');
+    super('invalid-credentials', 'Wrong email or password', 'Wrong email or password.');
   }
 }
 
-export class LoginThrottledError extends ProblemError {
+export class LoginThrottledError extends DomainError {
   constructor(readonly retryAfter: number) {
     super(
-      429,
       'login-throttled',
       'Too many login attempts',
       `Too many login attempts for this address; try again in ${Math.ceil(retryAfter / 60)} minutes.`,

@@ -7,6 +7,8 @@ import { PaymentGuard } from './payments/payment.guard';
 import { PaymentMethods } from './payments/payment-methods';
 import { PaymentService } from './payments/payment.service';
 import { PaymentSpendsRepository } from './payments/payment-spends.repository';
+import { MeteredInterceptor } from './metering';
+import { QuotaGuard } from './quota.guard';
 import { QuotaService } from './quota.service';
 import { StripeBillingService } from './stripe-billing.service';
 import { StripeEventsRepository } from './stripe-events.repository';
@@ -21,6 +23,8 @@ import { UsageService } from './usage.service';
     UsageRepository,
     UsageService,
     QuotaService,
+    QuotaGuard,
+    MeteredInterceptor,
     Clock,
     StripeBillingService,
     StripeEventsRepository,
@@ -32,6 +36,8 @@ import { UsageService } from './usage.service';
   ],
   exports: [
     QuotaService,
+    QuotaGuard,
+    MeteredInterceptor,
     UsageRepository,
     UsageService,
     Clock,

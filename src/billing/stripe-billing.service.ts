@@ -2,15 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { AccountMatch, AccountsRepository, StripeIds } from '../accounts/accounts.repository';
 import type { PlanName } from '../accounts/plans';
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 import { AppConfig, CONFIG, StripeSettings } from '../config/config';
 import { stripeClient } from './stripe-client';
 import { StripeEventsRepository } from './stripe-events.repository';
 
-export class BillingNotConfiguredError extends ProblemError {
+export class BillingNotConfiguredError extends DomainError {
   constructor() {
     super(
-      404,
       'billing-not-configured',
       'No billing provider',
       'This server takes no payments; an operator upgrades accounts with ' +
@@ -19,15 +18,15 @@ export class BillingNotConfiguredError extends ProblemError {
   }
 }
 
-export class InvalidWebhookSignatureError extends ProblemError {
+export class InvalidWebhookSignatureError extends DomainError {
   constructor(detail: string) {
-    super(400, 'invalid-webhook-signature', 'Webhook signature not valid', detail);
+    super('invalid-webhook-signature', 'Webhook signature not valid', detail);
   }
 }
 
-export class BillingProviderError extends ProblemError {
+export class BillingProviderError extends DomainError {
   constructor(detail: string) {
-    super(502, 'billing-provider-error', 'The billing provider failed', detail);
+    super('billing-provider-error', 'The billing provider failed', detail);
   }
 }
 

@@ -7,7 +7,7 @@ import { DatabaseSetupError } from '../database/data-source';
 import { isDatabaseUnavailable } from '../database/errors';
 import { IngestFileError } from '../facts/fact-record';
 import { UsageError } from './context';
-import { ProblemError } from '../common/problem';
+import { DomainError, ProblemError } from '../common/problem';
 import { AccountNotFoundError, UnknownPlanError } from '../accounts/accounts.service';
 import { setPlan } from './accounts.command';
 import { BenchOptions, benchCommand } from './bench.command';
@@ -42,6 +42,7 @@ import { StoreModelError } from '../facts/facts.repository';
 const USER_ERRORS = [
   UsageError,
   ProblemError,
+  DomainError,
   ConfigError,
   DatabaseSetupError,
   IngestFileError,

@@ -18,7 +18,8 @@ import { SignInService } from '../auth/sign-in.service';
 import { Clock } from '../billing/clock';
 import { StripeBillingService } from '../billing/stripe-billing.service';
 import { UsageService } from '../billing/usage.service';
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
+import { statusOf } from '../common/problem.filter';
 import { AppConfig, CONFIG } from '../config/config';
 import { CorpusService } from '../corpus/corpus.service';
 import { DashboardFilter } from './dashboard.filter';
@@ -248,8 +249,8 @@ export class DashboardController {
     try {
       return await step();
     } catch (err) {
-      if (!(err instanceof ProblemError) || err.status >= 500) throw err;
-      res.status(err.status).set(err.headers);
+      if (!(err instanceof DomainError) || statusOf(err) >= 500) throw err;
+      res.status(statusOf(err)).set(err.headers);
       await showAgain(err.detail);
       return undefined;
     }
