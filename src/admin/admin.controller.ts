@@ -19,7 +19,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ApiKeysService } from '../auth/api-keys.service';
-import { AccountsService } from '../billing/accounts.service';
+import { AccountsService } from '../accounts/accounts.service';
+import { UsageService } from '../billing/usage.service';
 import { AdminGuard } from './admin.guard';
 import { Audited, AuditInterceptor } from './audit.interceptor';
 import {
@@ -45,6 +46,7 @@ export class AdminController {
   constructor(
     private readonly accounts: AccountsService,
     private readonly keys: ApiKeysService,
+    private readonly accountUsage: UsageService,
   ) {}
 
   @Get('accounts')
@@ -82,7 +84,7 @@ export class AdminController {
   @ApiOkResponse({ type: UsageDto })
   @ApiResponse({ status: 404, description: 'No such account.' })
   usage(@Param('email') email: string): Promise<UsageDto> {
-    return this.accounts.usageOf(email);
+    return this.accountUsage.usageOf(email);
   }
 
   @Get('accounts/:email/keys')

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import type { Account } from '../auth/account.entity';
+import type { Account } from '../accounts/account.entity';
 import type { ApiKey } from '../auth/api-key.entity';
 
 const PLAN_NAMES = ['free', 'paid'];

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
 import { AuthModule } from '../auth/auth.module';
 import { BillingModule } from '../billing/billing.module';
 import { FactsModule } from '../facts/facts.module';
@@ -12,7 +13,7 @@ import { FactsAdminController } from './facts-admin.controller';
 import { SourcesAdminController } from './sources-admin.controller';
 
 @Module({
-  imports: [AuthModule, BillingModule, FactsModule, SourcesModule],
+  imports: [AccountsModule, AuthModule, BillingModule, FactsModule, SourcesModule],
   controllers: [AdminController, FactsAdminController, SourcesAdminController, EventsController],
   providers: [AdminGuard, AuditRepository, AuditInterceptor],
   exports: [AuditRepository],

@@ -6,7 +6,7 @@ import {
   JoinColumn,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import type { Account } from './account.entity';
+import type { Account } from '../accounts/account.entity';
 
 /** An API key. Only the SHA-256 of the secret is stored; `prefix` is for display. */
 @Entity('api_keys')
@@ -17,7 +17,7 @@ export class ApiKey {
   @Column({ name: 'account_id', type: 'bigint' })
   accountId!: string;
 
-  @ManyToOne('Account', (account: Account) => account.keys, { onDelete: 'CASCADE' })
+  @ManyToOne('Account', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'account_id' })
   account!: Account;
 

@@ -1,38 +1,13 @@
-import {
-  CanActivate,
-  createParamDecorator,
-  ExecutionContext,
-  Injectable,
-  SetMetadata,
-} from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import type { Caller } from '../billing/quota.service';
-import {
-  AdmittedPayment,
-  bindingOf,
-  CREDENTIAL_HEADER,
-  PaymentChallenges,
-} from '../billing/payments/payment-challenges';
-import { PaymentProblemError } from '../billing/payments/payment-errors';
-import { PaymentService } from '../billing/payments/payment.service';
+import type { Caller } from '../accounts/caller';
 import { bearerToken } from '../common/bearer';
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 import { ApiKeysService } from './api-keys.service';
 
-const PAYMENT_ACCEPTED = 'freshfacts:payment-accepted';
-
-/**
- * Marks a route that also takes per-call payment: without an Authorization header
- * it answers 402 with a payment challenge instead of 401, and admits a request whose
- * Payment-Authorization credential pays for it.
- */
-export const PaymentAccepted = () => SetMetadata(PAYMENT_ACCEPTED, true);
-
-export class MissingApiKeyError extends ProblemError {
+export class MissingApiKeyError extends DomainError {
   constructor() {
     super(
-      401,
       'missing-api-key',
       'API key required',
       'Send the header Authorization: Bearer <API_KEY>.',
@@ -44,10 +19,9 @@ export class MissingApiKeyError extends ProblemError {
   }
 }
 
-export class InvalidApiKeyError extends ProblemError {
+export class InvalidApiKeyError extends DomainError {
   constructor(detail: string) {
     super(
-      401,
       'invalid-api-key',
       'Invalid API key',
       detail,
@@ -59,50 +33,18 @@ export class InvalidApiKeyError extends ProblemError {
   }
 }
 
-export class PaymentRequiredError extends ProblemError {
-  constructor() {
-    super(
-      402,
-      'payment-required',
-      'Payment required',
-      'Send Authorization: Bearer <API_KEY> (keys are created in the dashboard or with ' +
-        '`freshfacts keys create`), or pay for this call.',
-    );
-  }
-}
+/** A request as the API key guard leaves it: with the account of its key. */
+export type CallerRequest = Request & { caller?: Caller };
 
-/**
- * Admits a request that carries an active API key as a bearer token or, where the
- * route accepts payment, a payment credential that passes the stateless checks.
- */
+/** Admits a request that carries an active API key as a bearer token. */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(
-    private readonly keys: ApiKeysService,
-    private readonly reflector: Reflector,
-    private readonly challenges: PaymentChallenges,
-    private readonly payments: PaymentService,
-  ) {}
+  constructor(private readonly keys: ApiKeysService) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<CallerRequest>();
     const header = request.headers.authorization;
-    if (header === undefined) {
-      const payable = this.reflector.get<boolean>(PAYMENT_ACCEPTED, context.getHandler());
-      if (!payable) throw new MissingApiKeyError();
-      if (!this.challenges.enabled) throw new PaymentRequiredError();
-      // The challenge and the credential are bound to this request: route and body.
-      const binding = bindingOf(request.method, request.path, request.body);
-      const credential = request.get(CREDENTIAL_HEADER);
-      try {
-        if (credential === undefined) throw this.challenges.required(binding);
-        request.caller = { payment: this.challenges.admit(credential, binding) };
-      } catch (err) {
-        if (err instanceof PaymentProblemError) this.payments.refused(err);
-        throw err;
-      }
-      return true;
-    }
+    if (header === undefined) throw new MissingApiKeyError();
     request.caller = await this.accountOf(header);
     return true;
   }
@@ -118,29 +60,11 @@ export class ApiKeyGuard implements CanActivate {
   }
 }
 
-/** A caller without an account, paying for this one call. */
-export interface PayingCaller {
-  payment: AdmittedPayment;
-}
-
-type CallerRequest = Request & { caller?: Caller | PayingCaller };
-
-function callerOf(context: ExecutionContext): Caller | PayingCaller {
-  const caller = context.switchToHttp().getRequest<CallerRequest>().caller;
-  if (!caller) throw new Error('the caller is read on a route without ApiKeyGuard');
-  return caller;
-}
-
 /** The account of the API key that the guard admitted. */
 export const CallerAccount = createParamDecorator(
   (_: unknown, context: ExecutionContext): Caller => {
-    const caller = callerOf(context);
-    if ('payment' in caller) throw new Error('CallerAccount used on a route that takes payment');
+    const caller = context.switchToHttp().getRequest<CallerRequest>().caller;
+    if (!caller) throw new Error('the caller is read on a route without ApiKeyGuard');
     return caller;
   },
-);
-
-/** The key's account, or the payment, that the guard admitted on a @PaymentAccepted route. */
-export const KeyOrPayment = createParamDecorator(
-  (_: unknown, context: ExecutionContext): Caller | PayingCaller => callerOf(context),
 );

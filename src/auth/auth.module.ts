@@ -1,14 +1,16 @@
 import { Module } from '@nestjs/common';
-import { BillingModule } from '../billing/billing.module';
+import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeyGuard } from './api-key.guard';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { LoginThrottleRepository } from './login-throttle.repository';
 import { SessionsRepository } from './sessions.repository';
 import { SignInService } from './sign-in.service';
 
 @Module({
-  imports: [BillingModule],
+  imports: [AccountsModule],
   providers: [
+    ApiKeysRepository,
     ApiKeysService,
     ApiKeyGuard,
     LoginThrottleRepository,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { PlanName } from '../billing/plans';
+import type { PlanName } from '../accounts/plans';
 import { sha256 } from './api-keys.service';
 
 export const SESSION_DAYS = 14;

@@ -3,33 +3,32 @@ import { Injectable } from '@nestjs/common';
 // prebuilt binary crashed (SIGSEGV) here when its build script did not run, as in
 // an image built with --ignore-scripts.
 import { hash, verify } from '@node-rs/argon2';
-import { DataSource, QueryFailedError } from 'typeorm';
-import { AccountExistsError } from '../billing/accounts.service';
-import { ProblemError } from '../common/problem';
-import { Account } from './account.entity';
-import { normaliseEmail } from './api-keys.service';
+import { Account } from '../accounts/account.entity';
+import { AccountsRepository } from '../accounts/accounts.repository';
+import { AccountExistsError } from '../accounts/accounts.service';
+import { normaliseEmail } from '../accounts/email';
+import { DomainError } from '../common/problem';
 import { LoginThrottleRepository } from './login-throttle.repository';
 
 export const MIN_PASSWORD = 12;
 /** argon2 hashes whatever it is given; a cap keeps one request from costing much. */
 export const MAX_PASSWORD = 1024;
 
-export class WeakPasswordError extends ProblemError {
+export class WeakPasswordError extends DomainError {
   constructor(detail: string) {
-    super(422, 'weak-password', 'Password not accepted', detail);
+    super('weak-password', 'Password not accepted', detail);
   }
 }
 
-export class InvalidCredentialsError extends ProblemError {
+export class InvalidCredentialsError extends DomainError {
   constructor() {
-    super(401, 'invalid-credentials', 'Wrong email or password', 'Wrong email or password.');
+    super('invalid-credentials', 'Wrong email or password', 'Wrong email or password.');
   }
 }
 
-export class LoginThrottledError extends ProblemError {
+export class LoginThrottledError extends DomainError {
   constructor(readonly retryAfter: number) {
     super(
-      429,
       'login-throttled',
       'Too many login attempts',
       `Too many login attempts for this address; try again in ${Math.ceil(retryAfter / 60)} minutes.`,
@@ -46,7 +45,7 @@ export class SignInService {
   private decoy?: Promise<string>;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly accounts: AccountsRepository,
     private readonly throttle: LoginThrottleRepository,
   ) {}
 
@@ -55,17 +54,11 @@ export class SignInService {
     checkPassword(password);
     // argon2id with OWASP's parameters (19 MiB, 2 passes): the library's defaults.
     const passwordHash = await hash(password);
-    try {
-      await this.db.getRepository(Account).insert({ email: address, plan: 'free', passwordHash });
-    } catch (err) {
-      // An account an operator made (no password) is not claimable by whoever signs
-      // up first with its address: there is no mail round-trip to prove ownership.
-      if (err instanceof QueryFailedError && /accounts_email/.test(err.message)) {
-        throw new AccountExistsError(`an account for ${address} exists; log in instead`);
-      }
-      throw err;
-    }
-    return this.db.getRepository(Account).findOneByOrFail({ email: address });
+    const account = await this.accounts.insert({ email: address, plan: 'free', passwordHash });
+    // An account an operator made (no password) is not claimable by whoever signs
+    // up first with its address: there is no mail round-trip to prove ownership.
+    if (!account) throw new AccountExistsError(`an account for ${address} exists; log in instead`);
+    return account;
   }
 
   /** The account whose password this is; throttled per address. */
@@ -79,12 +72,7 @@ export class SignInService {
     if (password.length > MAX_PASSWORD) throw new InvalidCredentialsError();
     const retryAfter = await this.throttle.take(address);
     if (retryAfter) throw new LoginThrottledError(retryAfter);
-    const account = await this.db
-      .getRepository(Account)
-      .createQueryBuilder('account')
-      .addSelect('account.passwordHash')
-      .where('account.email = :address', { address })
-      .getOne();
+    const account = await this.accounts.findWithPassword(address);
     const stored = account?.passwordHash ?? (await this.decoyHash());
     const valid = await verify(stored, password);
     if (!account?.passwordHash || !valid) throw new InvalidCredentialsError();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../auth/api-keys.service';
-import { AccountsService } from '../billing/accounts.service';
+import { AccountsService } from '../accounts/accounts.service';
 import { withContext } from '../cli/context';
 import { loadConfig } from '../config/config';
 import { IngestService } from '../facts/ingest.service';

@@ -1,22 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Response } from 'express';
-import { ProblemError } from '../common/problem';
+import type { Caller } from '../accounts/caller';
+import { PLANS } from '../accounts/plans';
+import { DomainError } from '../common/problem';
 import { AppConfig, CONFIG } from '../config/config';
 import { MetricsService } from '../metrics/metrics.service';
 import { Clock, monthOf, secondsToNextMonth } from './clock';
-import { PLANS, PlanName } from './plans';
+import { AnswerHeaders, Meter, Metered } from './metering';
 import { UsageRepository } from './usage.repository';
 
-/** Who is calling, as the API key guard found them. */
-export interface Caller {
-  accountId: string;
-  plan: PlanName;
-}
-
-export class QuotaExceededError extends ProblemError {
+export class QuotaExceededError extends DomainError {
   constructor(limit: number, month: string, billingUrl: string, headers: Record<string, string>) {
     super(
-      402,
       'quota-exceeded',
       'Monthly call limit reached',
       `The free plan includes ${limit.toLocaleString('en-US')} calls per calendar month (UTC) and ` +
@@ -47,19 +41,34 @@ export class QuotaService {
     private readonly metrics: MetricsService,
   ) {}
 
-  async metered<T>(caller: Caller, res: Response, call: () => Promise<T>): Promise<T> {
+  /** The meter of `caller`'s calls: the monthly quota of its plan. */
+  meterFor(caller: Caller): Meter {
+    return new QuotaMeter(this, caller);
+  }
+
+  /**
+   * Runs `call` as `caller`'s quota allows; a capped plan's RateLimit headers are
+   * passed to `counted` once the call is counted, and answered with the value.
+   */
+  async metered<T>(
+    caller: Caller,
+    call: () => Promise<T>,
+    counted: (headers: AnswerHeaders) => void = () => undefined,
+  ): Promise<Metered<T>> {
     const now = this.clock.now();
     const [month, day] = [monthOf(now), now.toISOString().slice(0, 10)];
     const limit = PLANS[caller.plan].monthlyCalls;
-    if (limit === null) return this.meteredUncapped(caller.accountId, month, day, call);
+    if (limit === null) {
+      return new Metered(await this.meteredUncapped(caller.accountId, month, day, call), {});
+    }
     const count = await this.usage.charge(caller.accountId, month, day, limit);
     const headers = rateLimitHeaders(limit, count ?? limit, secondsToNextMonth(now));
     if (count === null) {
       this.metrics.quotaRefusals.inc();
       throw new QuotaExceededError(limit, month, this.billingUrl(), headers);
     }
-    res.set(headers);
-    return this.refundingFailure(caller.accountId, month, day, call);
+    counted(headers);
+    return new Metered(await this.refundingFailure(caller.accountId, month, day, call), headers);
   }
 
   /**
@@ -106,6 +115,20 @@ export class QuotaService {
 
   private billingUrl(): string {
     return `${this.config.publicUrl}/dashboard/billing`;
+  }
+}
+
+/** One request's quota meter: it remembers the headers of its count. */
+class QuotaMeter implements Meter {
+  headers: AnswerHeaders = {};
+
+  constructor(
+    private readonly quota: QuotaService,
+    private readonly caller: Caller,
+  ) {}
+
+  metered<T>(call: () => Promise<T>): Promise<Metered<T>> {
+    return this.quota.metered(this.caller, call, (headers) => (this.headers = headers));
   }
 }
 

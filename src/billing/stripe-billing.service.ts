@@ -1,16 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
-import { DataSource, EntityManager } from 'typeorm';
-import { Account } from '../auth/account.entity';
-import { ProblemError } from '../common/problem';
+import { AccountMatch, AccountsRepository, StripeIds } from '../accounts/accounts.repository';
+import type { PlanName } from '../accounts/plans';
+import { DomainError } from '../common/problem';
 import { AppConfig, CONFIG, StripeSettings } from '../config/config';
 import { stripeClient } from './stripe-client';
-import type { PlanName } from './plans';
+import { StripeEventsRepository } from './stripe-events.repository';
 
-export class BillingNotConfiguredError extends ProblemError {
+export class BillingNotConfiguredError extends DomainError {
   constructor() {
     super(
-      404,
       'billing-not-configured',
       'No billing provider',
       'This server takes no payments; an operator upgrades accounts with ' +
@@ -19,15 +18,15 @@ export class BillingNotConfiguredError extends ProblemError {
   }
 }
 
-export class InvalidWebhookSignatureError extends ProblemError {
+export class InvalidWebhookSignatureError extends DomainError {
   constructor(detail: string) {
-    super(400, 'invalid-webhook-signature', 'Webhook signature not valid', detail);
+    super('invalid-webhook-signature', 'Webhook signature not valid', detail);
   }
 }
 
-export class BillingProviderError extends ProblemError {
+export class BillingProviderError extends DomainError {
   constructor(detail: string) {
-    super(502, 'billing-provider-error', 'The billing provider failed', detail);
+    super('billing-provider-error', 'The billing provider failed', detail);
   }
 }
 
@@ -48,7 +47,8 @@ export class StripeBillingService {
 
   constructor(
     @Inject(CONFIG) private readonly config: AppConfig,
-    private readonly db: DataSource,
+    private readonly accounts: AccountsRepository,
+    private readonly events: StripeEventsRepository,
   ) {
     this.settings = config.stripe;
     if (!this.settings) return;
@@ -112,23 +112,16 @@ export class StripeBillingService {
     } catch (err) {
       throw new InvalidWebhookSignatureError((err as Error).message);
     }
-    return this.db.transaction(async (tx) => {
-      const fresh: unknown[] = await tx.query(
-        `INSERT INTO stripe_events (id, type) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id`,
-        [event.id, event.type],
-      );
-      if (!fresh.length) return { applied: false };
-      return { applied: await this.apply(tx, event) };
-    });
+    return this.events.once(event, (accounts) => this.apply(accounts, event));
   }
 
-  private async apply(tx: EntityManager, event: Stripe.Event): Promise<boolean> {
+  private async apply(accounts: AccountsRepository, event: Stripe.Event): Promise<boolean> {
     switch (event.type) {
       case 'checkout.session.completed': {
         const session = event.data.object;
         if (session.mode !== 'subscription' || !session.client_reference_id) return false;
         if (!/^\d{1,18}$/.test(session.client_reference_id)) return false;
-        return this.update(tx, { id: session.client_reference_id }, 'paid', {
+        return this.update(accounts, { id: session.client_reference_id }, 'paid', {
           stripeCustomerId: idOf(session.customer),
           stripeSubscriptionId: idOf(session.subscription),
         });
@@ -147,11 +140,11 @@ export class StripeBillingService {
         if (!plan) return false;
         const owner = subscription.metadata?.account_id;
         const where = { stripeSubscriptionId: subscription.id };
-        const matched = await this.update(tx, where, plan, {
+        const matched = await this.update(accounts, where, plan, {
           stripeCustomerId: idOf(subscription.customer),
         });
         if (matched || !owner || !/^\d{1,18}$/.test(owner) || plan === 'free') return matched;
-        return this.update(tx, { id: owner }, plan, {
+        return this.update(accounts, { id: owner }, plan, {
           stripeCustomerId: idOf(subscription.customer),
           stripeSubscriptionId: subscription.id,
         });
@@ -162,19 +155,19 @@ export class StripeBillingService {
   }
 
   private async update(
-    tx: EntityManager,
-    where: { id: string } | { stripeSubscriptionId: string },
+    accounts: AccountsRepository,
+    where: AccountMatch,
     plan: PlanName,
-    ids: Partial<Pick<Account, 'stripeCustomerId' | 'stripeSubscriptionId'>>,
+    ids: StripeIds,
   ): Promise<boolean> {
     const known = Object.fromEntries(Object.entries(ids).filter(([, value]) => value));
-    const result = await tx.getRepository(Account).update(where, { plan, ...known });
-    if (!result.affected) this.logger.warn(`no account matches ${JSON.stringify(where)}`);
-    return Boolean(result.affected);
+    const matched = await accounts.setPlan(where, plan, known);
+    if (!matched) this.logger.warn(`no account matches ${JSON.stringify(where)}`);
+    return matched;
   }
 
   private async customerOf(accountId: string): Promise<string | undefined> {
-    const account = await this.db.getRepository(Account).findOneBy({ id: accountId });
+    const account = await this.accounts.findById(accountId);
     return account?.stripeCustomerId ?? undefined;
   }
 

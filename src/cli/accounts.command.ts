@@ -1,5 +1,5 @@
 import type { AccountDto } from '../admin/admin.dto';
-import { AccountsService } from '../billing/accounts.service';
+import { AccountsService } from '../accounts/accounts.service';
 import { auditCli, offlineOrThroughServer } from './admin-client';
 
 export async function setPlan(email: string, plan: string): Promise<number> {

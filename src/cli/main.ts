@@ -1,13 +1,14 @@
 import 'reflect-metadata';
 import { Command, CommanderError } from 'commander';
-import { InvalidEmailError, KeyNotFoundError } from '../auth/api-keys.service';
+import { InvalidEmailError } from '../accounts/email';
+import { KeyNotFoundError } from '../auth/api-keys.service';
 import { ConfigError } from '../config/config';
 import { DatabaseSetupError } from '../database/data-source';
 import { isDatabaseUnavailable } from '../database/errors';
 import { IngestFileError } from '../facts/fact-record';
 import { UsageError } from './context';
-import { ProblemError } from '../common/problem';
-import { AccountNotFoundError, UnknownPlanError } from '../billing/accounts.service';
+import { DomainError, ProblemError } from '../common/problem';
+import { AccountNotFoundError, UnknownPlanError } from '../accounts/accounts.service';
 import { setPlan } from './accounts.command';
 import { BenchOptions, benchCommand } from './bench.command';
 import { migrateCommand } from './db.command';
@@ -41,6 +42,7 @@ import { StoreModelError } from '../facts/maintenance.repository';
 const USER_ERRORS = [
   UsageError,
   ProblemError,
+  DomainError,
   ConfigError,
   DatabaseSetupError,
   IngestFileError,

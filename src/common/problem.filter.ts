@@ -2,12 +2,47 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Response } from 'express';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from '../database/errors';
 import {
+  DomainError,
   Problem,
   PROBLEM_CONTENT_TYPE,
   ProblemError,
   ProblemHeaders,
   problemType,
 } from './problem';
+
+/** The HTTP status of each problem type that services raise as a DomainError. */
+const STATUSES: Record<string, number> = {
+  // accounts
+  'invalid-email': 422,
+  'unknown-plan': 422,
+  'account-not-found': 404,
+  'account-exists': 409,
+  // auth
+  'missing-api-key': 401,
+  'invalid-api-key': 401,
+  'invalid-key-name': 422,
+  'key-not-found': 404,
+  'weak-password': 422,
+  'invalid-credentials': 401,
+  'login-throttled': 429,
+  // billing: the quota, Stripe, and the Payment scheme
+  'quota-exceeded': 402,
+  'billing-not-configured': 404,
+  'invalid-webhook-signature': 400,
+  'billing-provider-error': 502,
+  'payment-required': 402,
+  'malformed-credential': 402,
+  'invalid-challenge': 402,
+  'payment-expired': 402,
+  'verification-failed': 402,
+  // search
+  'embedder-unavailable': 503,
+};
+
+/** The status a domain error is answered with; 500 for a problem type the table lacks. */
+export function statusOf(error: DomainError): number {
+  return STATUSES[error.slug] ?? 500;
+}
 
 /** Renders every error of every route as application/problem+json. */
 @Catch()
@@ -23,6 +58,7 @@ export class ProblemFilter implements ExceptionFilter {
   /** The problem (and headers) an error is answered with; also for MCP tool errors. */
   toProblem(error: unknown): [Problem, ProblemHeaders] {
     if (error instanceof ProblemError) return [error.toProblem(), error.headers];
+    if (error instanceof DomainError) return [domainProblem(error), error.headers];
     if (isDatabaseUnavailable(error)) {
       this.logger.warn(`database unavailable: ${(error as Error).message}`);
       const unavailable = new DatabaseUnavailableError();
@@ -51,6 +87,12 @@ export class ProblemFilter implements ExceptionFilter {
       {},
     ];
   }
+}
+
+/** The problem body of a domain error, its status from the table. */
+function domainProblem(error: DomainError): Problem {
+  const { type, title, detail, extensions } = error;
+  return { type, title, status: statusOf(error), detail, ...extensions };
 }
 
 export function sendProblem(

@@ -44,6 +44,28 @@ export class ProblemError extends Error {
   }
 }
 
+/**
+ * An error a service raises on purpose, in the terms of its problem body (type, title,
+ * detail, extension members) and the headers that go with it, but without an HTTP
+ * status: the problem filter's one table maps each problem type to its status.
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly slug: string,
+    readonly title: string,
+    readonly detail: string,
+    readonly extensions: Record<string, unknown> = {},
+    readonly headers: ProblemHeaders = {},
+  ) {
+    super(detail);
+  }
+
+  /** The problem type's URI. */
+  get type(): string {
+    return problemType(this.slug);
+  }
+}
+
 export interface FieldError {
   loc: (string | number)[];
   msg: string;

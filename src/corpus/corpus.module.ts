@@ -1,14 +1,12 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
-import { BillingModule } from '../billing/billing.module';
 import { CorpusController } from './corpus.controller';
 import { CorpusRepository } from './corpus.repository';
 import { CorpusService } from './corpus.service';
 
 /** How fresh the store is: its facts, their newest date, the sources' last runs. */
 @Module({
-  // The key guard needs the payment challenges, although this route takes no payment.
-  imports: [AuthModule, BillingModule],
+  imports: [AuthModule],
   controllers: [CorpusController],
   providers: [CorpusRepository, CorpusService],
   exports: [CorpusService],

@@ -15,10 +15,11 @@ import type { Response } from 'express';
 import { ApiKeysService, MAX_KEY_NAME } from '../auth/api-keys.service';
 import { SessionsRepository } from '../auth/sessions.repository';
 import { SignInService } from '../auth/sign-in.service';
-import { AccountsService } from '../billing/accounts.service';
 import { Clock } from '../billing/clock';
 import { StripeBillingService } from '../billing/stripe-billing.service';
-import { ProblemError } from '../common/problem';
+import { UsageService } from '../billing/usage.service';
+import { DomainError } from '../common/problem';
+import { statusOf } from '../common/problem.filter';
 import { AppConfig, CONFIG } from '../config/config';
 import { CorpusService } from '../corpus/corpus.service';
 import { DashboardFilter } from './dashboard.filter';
@@ -47,7 +48,7 @@ export class DashboardController {
     private readonly signIn: SignInService,
     private readonly sessions: SessionsRepository,
     private readonly keys: ApiKeysService,
-    private readonly accounts: AccountsService,
+    private readonly usage: UsageService,
     private readonly stripe: StripeBillingService,
     private readonly clock: Clock,
     private readonly corpus: CorpusService,
@@ -149,7 +150,7 @@ export class DashboardController {
 
   @Get('usage')
   async usagePage(@CurrentVisitor() visitor: Visitor, @Res() res: Response): Promise<void> {
-    const usage = await this.accounts.usageOf(visitor.session!.email);
+    const usage = await this.usage.usageOf(visitor.session!.email);
     const now = this.clock.now();
     const chart = usageChart(usage.daily, now);
     const resets = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
@@ -248,8 +249,8 @@ export class DashboardController {
     try {
       return await step();
     } catch (err) {
-      if (!(err instanceof ProblemError) || err.status >= 500) throw err;
-      res.status(err.status).set(err.headers);
+      if (!(err instanceof DomainError) || statusOf(err) >= 500) throw err;
+      res.status(statusOf(err)).set(err.headers);
       await showAgain(err.detail);
       return undefined;
     }

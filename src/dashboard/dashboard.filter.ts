@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { ProblemError, ProblemHeaders } from '../common/problem';
+import { DomainError, ProblemError, ProblemHeaders } from '../common/problem';
+import { statusOf } from '../common/problem.filter';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from '../database/errors';
 import { SignInRequiredError } from './dashboard.guard';
 
@@ -19,6 +20,9 @@ export class DashboardFilter implements ExceptionFilter {
     if (isDatabaseUnavailable(error)) error = new DatabaseUnavailableError();
     if (error instanceof ProblemError) {
       ({ status, title, detail, headers } = error);
+    } else if (error instanceof DomainError) {
+      ({ title, detail, headers } = error);
+      status = statusOf(error);
     } else if (error instanceof HttpException) {
       status = error.getStatus();
       title = error.name.replace(/Exception$/, '').replace(/([a-z])([A-Z])/g, '$1 $2');

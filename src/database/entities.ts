@@ -1,4 +1,4 @@
-import { Account } from '../auth/account.entity';
+import { Account } from '../accounts/account.entity';
 import { ApiKey } from '../auth/api-key.entity';
 import { Fact } from '../facts/fact.entity';
 

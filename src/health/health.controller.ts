@@ -10,7 +10,7 @@ import {
 } from '@nestjs/common';
 import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
-import { DataSource } from 'typeorm';
+import { SchemaRepository } from '../database/schema.repository';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
 
@@ -48,7 +48,7 @@ interface Readiness {
 @Controller()
 export class HealthController {
   constructor(
-    private readonly db: DataSource,
+    private readonly schema: SchemaRepository,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     private readonly lifecycle: Lifecycle,
   ) {}
@@ -77,8 +77,8 @@ export class HealthController {
     const checks: Readiness['checks'] = { database: 'ok', migrations: 'ok', embedder: 'ok' };
     if (this.lifecycle.draining) checks.shutdown = 'draining';
     try {
-      await withTimeout(this.db.query('SELECT 1'));
-      if (await withTimeout(this.db.showMigrations())) checks.migrations = 'pending';
+      await withTimeout(this.schema.ping());
+      if (await withTimeout(this.schema.hasPendingMigrations())) checks.migrations = 'pending';
     } catch (err) {
       checks.database = `unreachable: ${(err as Error).message}`;
       checks.migrations = 'unknown';
@@ -104,7 +104,7 @@ function withTimeout<T>(work: Promise<T>): Promise<T> {
 @Module({
   imports: [EmbeddingsModule],
   controllers: [HealthController],
-  providers: [Lifecycle],
+  providers: [Lifecycle, SchemaRepository],
   exports: [Lifecycle],
 })
 export class HealthModule {}

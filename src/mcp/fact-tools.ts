@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Response } from 'express';
+import type { Caller } from '../accounts/caller';
 import { ApiKeyGuard, MissingApiKeyError } from '../auth/api-key.guard';
-import { Caller, QuotaService } from '../billing/quota.service';
+import { QuotaService } from '../billing/quota.service';
 import { Problem } from '../common/problem';
 import { ProblemFilter } from '../common/problem.filter';
 import { BodyValidationPipe } from '../common/validation.pipe';
@@ -156,7 +157,13 @@ export class FactTools {
     if (access === 'local') return this.search.find(await this.validated(tool, args));
     const caller = await this.caller(access.authorization);
     const query = await this.validated(tool, args);
-    return this.quota.metered(caller, access.response, () => this.search.find(query));
+    const meter = this.quota.meterFor(caller);
+    try {
+      return (await meter.metered(() => this.search.find(query))).value;
+    } finally {
+      // The RateLimit headers of a counted call go out even when it fails, as over HTTP.
+      access.response.set(meter.headers);
+    }
   }
 
   // Like GET /v1/models, the status is not metered; it still takes a key over HTTP.

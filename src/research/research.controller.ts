@@ -1,22 +1,19 @@
-import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { ApiKeyGuard, CallerAccount } from '../auth/api-key.guard';
-import { Caller, QuotaService } from '../billing/quota.service';
+import { CallMeter, Meter, Metered, MeteredInterceptor } from '../billing/metering';
+import { QuotaGuard } from '../billing/quota.guard';
 import { ResearchRequestDto } from '../search/search-request.dto';
 import { ANSWER_HEADERS, ResearchResponseDto } from '../search/search-response.dto';
-import { setAnswerHeaders } from '../search/search.controller';
+import { withAnswerHeaders } from '../search/search.controller';
 import { SearchService } from '../search/search.service';
 
 @ApiTags('research')
 @ApiBearerAuth()
 @Controller('api/research')
-@UseGuards(ApiKeyGuard)
+@UseGuards(QuotaGuard)
+@UseInterceptors(MeteredInterceptor)
 export class ResearchController {
-  constructor(
-    private readonly search: SearchService,
-    private readonly quota: QuotaService,
-  ) {}
+  constructor(private readonly search: SearchService) {}
 
   /** The older endpoint: the same engine, no date window, `research_guidance` key. */
   @Post()
@@ -27,11 +24,9 @@ export class ResearchController {
   @ApiResponse({ status: 422, description: 'Invalid body (problem+json with errors).' })
   async post(
     @Body() body: ResearchRequestDto,
-    @CallerAccount() caller: Caller,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<ResearchResponseDto> {
-    const answer = await this.quota.metered(caller, res, () => this.search.find(body));
-    setAnswerHeaders(res, answer);
-    return { research_guidance: answer.facts };
+    @CallMeter() meter: Meter,
+  ): Promise<Metered<ResearchResponseDto>> {
+    const answer = await meter.metered(() => this.search.find(body));
+    return withAnswerHeaders(answer, { research_guidance: answer.value.facts });
   }
 }

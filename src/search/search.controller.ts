@@ -1,9 +1,7 @@
-import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { ApiKeyGuard, KeyOrPayment, PayingCaller, PaymentAccepted } from '../auth/api-key.guard';
-import { PaymentService } from '../billing/payments/payment.service';
-import { Caller, QuotaService } from '../billing/quota.service';
+import { CallMeter, Meter, Metered, MeteredInterceptor } from '../billing/metering';
+import { PaymentGuard } from '../billing/payments/payment.guard';
 import { SearchRequestDto } from './search-request.dto';
 import {
   ANSWER_HEADERS,
@@ -16,18 +14,14 @@ import { FactAnswer, SearchService } from './search.service';
 @ApiTags('search')
 @ApiBearerAuth()
 @Controller('v1/search')
-@UseGuards(ApiKeyGuard)
+@UseGuards(PaymentGuard)
+@UseInterceptors(MeteredInterceptor)
 export class SearchController {
-  constructor(
-    private readonly search: SearchService,
-    private readonly quota: QuotaService,
-    private readonly payments: PaymentService,
-  ) {}
+  constructor(private readonly search: SearchService) {}
 
   /** Dated, sourced facts for one question, newest first or most relevant first. */
   @Post()
   @HttpCode(200)
-  @PaymentAccepted()
   @ApiHeader({
     name: 'Payment-Authorization',
     required: false,
@@ -46,21 +40,22 @@ export class SearchController {
   @ApiResponse({ status: 422, description: 'Invalid body (problem+json with errors).' })
   async post(
     @Body() body: SearchRequestDto,
-    @KeyOrPayment() caller: Caller | PayingCaller,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<SearchResponseDto> {
-    const find = () => this.search.find(body);
-    const answer =
-      'payment' in caller
-        ? await this.payments.settled(caller.payment, res, find)
-        : await this.quota.metered(caller, res, find);
-    setAnswerHeaders(res, answer);
-    return { results: answer.facts };
+    @CallMeter() meter: Meter,
+  ): Promise<Metered<SearchResponseDto>> {
+    const answer = await meter.metered(() => this.search.find(body));
+    return withAnswerHeaders(answer, { results: answer.value.facts });
   }
 }
 
-/** What a caller should know about the answer besides the facts, as response headers. */
-export function setAnswerHeaders(res: Response, answer: FactAnswer): void {
-  if (answer.modelCutoff) res.setHeader(MODEL_CUTOFF_HEADER, answer.modelCutoff);
-  res.setHeader(MATCH_HEADER, answer.match);
+/**
+ * The response to a metered answer: `body`, with the meter's headers and what a
+ * caller should know about the answer besides the facts.
+ */
+export function withAnswerHeaders<T>(answer: Metered<FactAnswer>, body: T): Metered<T> {
+  const { modelCutoff, match } = answer.value;
+  return new Metered(body, {
+    ...answer.headers,
+    ...(modelCutoff && { [MODEL_CUTOFF_HEADER]: modelCutoff }),
+    [MATCH_HEADER]: match,
+  });
 }

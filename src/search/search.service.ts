@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CachedEmbedder } from '../embeddings/cached.embedder';
 import { MetricsService } from '../metrics/metrics.service';
 import { EMBEDDER, Embedder, EmbeddingError } from '../embeddings/embedder';
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 import { nextDay, parseInstant, utcDay } from '../common/dates';
 import { FactDto } from '../facts/fact.dto';
 import { FactSearch, RankingRepository } from '../facts/ranking.repository';
@@ -100,10 +100,9 @@ export class SearchService {
 }
 
 /** The embedder (a remote API, when configured) failed: the caller may retry. */
-export class EmbedderUnavailableError extends ProblemError {
+export class EmbedderUnavailableError extends DomainError {
   constructor(reason: string) {
     super(
-      503,
       'embedder-unavailable',
       'Embedder unavailable',
       `The question could not be embedded: ${reason}.`,

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { Clock } from '../../src/billing/clock';
-import { AccountsService } from '../../src/billing/accounts.service';
+import { AccountsService } from '../../src/accounts/accounts.service';
 import { UsageRepository } from '../../src/billing/usage.repository';
 import { SearchService } from '../../src/search/search.service';
 import { startApp, TestApp } from '../support/app';

@@ -3,7 +3,7 @@ import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import Stripe from 'stripe';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
-import { AccountsService } from '../../src/billing/accounts.service';
+import { AccountsService } from '../../src/accounts/accounts.service';
 import { startApp, TestApp } from '../support/app';
 import { DashboardClient } from '../support/dashboard';
 

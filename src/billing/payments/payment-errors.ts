@@ -1,4 +1,4 @@
-import { Problem, ProblemError } from '../../common/problem';
+import { DomainError } from '../../common/problem';
 
 /** Problem types of the Payment scheme are the draft's own URIs, so payment clients know them. */
 export const PAYMENT_PROBLEM_BASE = 'https://paymentauth.org/problems/';
@@ -7,10 +7,9 @@ export const PAYMENT_PROBLEM_BASE = 'https://paymentauth.org/problems/';
  * A refused or missing payment: 402 with a fresh challenge per accepted method, and
  * never a cached copy.
  */
-export class PaymentProblemError extends ProblemError {
-  constructor(slug: string, title: string, detail: string, challenges: string[], status = 402) {
+export class PaymentProblemError extends DomainError {
+  constructor(slug: string, title: string, detail: string, challenges: string[]) {
     super(
-      status,
       slug,
       title,
       detail,
@@ -22,8 +21,8 @@ export class PaymentProblemError extends ProblemError {
     );
   }
 
-  override toProblem(): Problem {
-    return { ...super.toProblem(), type: PAYMENT_PROBLEM_BASE + this.slug };
+  override get type(): string {
+    return PAYMENT_PROBLEM_BASE + this.slug;
   }
 }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Response } from 'express';
 import { Clock } from '../clock';
+import { AnswerHeaders, Meter, Metered } from '../metering';
 import { AdmittedPayment, encode, PaymentChallenges } from './payment-challenges';
 import { MetricsService } from '../../metrics/metrics.service';
 import { invalidChallenge, PaymentProblemError, verificationFailed } from './payment-errors';
@@ -30,7 +30,20 @@ export class PaymentService {
     this.metrics.payments.inc({ outcome: error.slug });
   }
 
-  async settled<T>(payment: AdmittedPayment, res: Response, call: () => Promise<T>): Promise<T> {
+  /** The meter of a call that `payment` pays for. */
+  meterFor(payment: AdmittedPayment): Meter {
+    return new PaymentMeter(this, payment);
+  }
+
+  /**
+   * Runs `call` and charges `payment` for its answer, which goes with the receipt's
+   * headers; they are passed to `receipted` as soon as the charge is made.
+   */
+  async settled<T>(
+    payment: AdmittedPayment,
+    call: () => Promise<T>,
+    receipted: (headers: AnswerHeaders) => void = () => undefined,
+  ): Promise<Metered<T>> {
     const fresh = () => this.challenges.issue(payment.binding);
     const id = payment.credential.challenge.id;
     if (!(await this.spends.claim(id, payment.expiresAt))) {
@@ -59,19 +72,33 @@ export class PaymentService {
       this.refused(failed);
       throw failed;
     }
-    res.set(
-      RECEIPT_HEADER,
-      encode({
+    const headers = {
+      [RECEIPT_HEADER]: encode({
         status: 'success',
         method: payment.method,
         timestamp: this.clock.now().toISOString(),
         reference,
       }),
-    );
-    // The answer was bought with a credential sent outside Authorization: no shared cache.
-    res.set('Cache-Control', 'private');
+      // The answer was bought with a credential sent outside Authorization: no shared cache.
+      'Cache-Control': 'private',
+    };
+    receipted(headers);
     this.metrics.payments.inc({ outcome: 'settled' });
     if (Math.random() < 0.01) await this.spends.prune();
-    return answer;
+    return new Metered(answer, headers);
+  }
+}
+
+/** One request's payment meter: headers only come with a settled payment. */
+class PaymentMeter implements Meter {
+  headers: AnswerHeaders = {};
+
+  constructor(
+    private readonly payments: PaymentService,
+    private readonly payment: AdmittedPayment,
+  ) {}
+
+  metered<T>(call: () => Promise<T>): Promise<Metered<T>> {
+    return this.payments.settled(this.payment, call, (headers) => (this.headers = headers));
   }
 }

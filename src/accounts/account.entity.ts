@@ -1,6 +1,5 @@
-import { Column, CreateDateColumn, Entity, OneToMany, PrimaryGeneratedColumn } from 'typeorm';
-import type { PlanName } from '../billing/plans';
-import type { ApiKey } from './api-key.entity';
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { PlanName } from './plans';
 
 @Entity('accounts')
 export class Account {
@@ -25,7 +24,4 @@ export class Account {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
-
-  @OneToMany('ApiKey', (key: ApiKey) => key.account)
-  keys!: ApiKey[];
 }
