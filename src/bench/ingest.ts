@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { AccountsService } from '../billing/accounts.service';
 import { withContext } from '../cli/context';
-import { loadConfig } from '../config/config';
+import { buildConfig } from '../config/config';
 import { IngestService } from '../facts/ingest.service';
 
 export interface IngestSpec {
@@ -29,7 +29,7 @@ export interface IngestResult {
  */
 async function main(): Promise<void> {
   const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as IngestSpec;
-  const config = loadConfig();
+  const config = buildConfig(process.env);
   const result = await withContext(async (context) => {
     const started = performance.now();
     const summary = await context.get(IngestService).ingestFile(spec.corpus, { batchSize: 1000 });

@@ -3,7 +3,7 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Table } from '@lancedb/lancedb';
-import { loadConfig } from '../config/config';
+import { buildConfig } from '../config/config';
 import { CachedEmbedder } from '../embeddings/cached.embedder';
 import { createEmbedder } from '../embeddings/embeddings.module';
 import { Embedder } from '../embeddings/embedder';
@@ -138,7 +138,7 @@ async function search(
 /** Builds the peer's table, re-opens it, then answers POST /v1/search until killed. */
 async function main(): Promise<void> {
   const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as PeerSpec;
-  const embedder = new CachedEmbedder(createEmbedder(loadConfig()));
+  const embedder = new CachedEmbedder(createEmbedder(buildConfig(process.env)));
   const built = await build(spec, embedder);
   const lancedb = await import('@lancedb/lancedb');
   const opened = performance.now();

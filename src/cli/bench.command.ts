@@ -13,7 +13,7 @@ import type { IngestResult, IngestSpec } from '../bench/ingest';
 import type { LoadResult, LoadSpec } from '../bench/load';
 import { directorySize, machine, peakRss } from '../bench/machine';
 import type { PeerLoad, PeerSpec } from '../bench/peer';
-import { loadConfig, PROJECT_ROOT } from '../config/config';
+import { buildConfig, PROJECT_ROOT } from '../config/config';
 import { createEmbedder } from '../embeddings/embeddings.module';
 import { EVAL_K, EvalQuery, Metrics, QueryOutcome, scoreQueries } from '../facts/evaluation';
 import { FactDto } from '../facts/fact.dto';
@@ -85,9 +85,9 @@ export async function benchCommand(options: BenchOptions): Promise<number> {
   const corpus = join(cache, `corpus-${count}-seed${seed}-${GROWTH}.jsonl`);
   if (!existsSync(corpus)) {
     say(
-      `growing ${count} facts from ${loadConfig().seedFile}, names disjoint from ${options.queries}`,
+      `growing ${count} facts from ${buildConfig(process.env).seedFile}, names disjoint from ${options.queries}`,
     );
-    const base = readJsonLines<FactDto>(loadConfig().seedFile);
+    const base = readJsonLines<FactDto>(buildConfig(process.env).seedFile);
     const grower = new CorpusGrower(base, seed, queries);
     say(
       `${grower.pool.length} names to swap in; ${grower.exclude.names.length} eval names and ` +
@@ -158,7 +158,7 @@ interface Runs {
 
 /** The corpus's vectors from the cache beside it, computed (and timed) on the first run. */
 async function cachedVectors(corpus: string, say: (line: string) => void) {
-  const embedder = createEmbedder(loadConfig());
+  const embedder = createEmbedder(buildConfig(process.env));
   const timing = `${corpus}.embedding.json`;
   if (!existsSync(timing) || !VectorFile.load(corpus, embedder.model)) {
     say(`embedding the corpus with ${embedder.model} (cached for later runs)`);
