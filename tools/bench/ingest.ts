@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
-import { ApiKeysService } from '../auth/api-keys.service';
-import { AccountsService } from '../billing/accounts.service';
-import { withContext } from '../cli/context';
-import { buildConfig } from '../config/config';
-import { IngestService } from '../facts/ingest.service';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { AccountsService } from '../../src/billing/accounts.service';
+import { withContext } from '../../src/cli/context';
+import { buildConfig } from '../../src/config/config';
+import { IngestService } from '../../src/facts/ingest.service';
 
 export interface IngestSpec {
   corpus: string;

@@ -3,12 +3,12 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Table } from '@lancedb/lancedb';
-import { buildConfig } from '../config/config';
-import { CachedEmbedder } from '../embeddings/cached.embedder';
-import { createEmbedder } from '../embeddings/embeddings.module';
-import { Embedder } from '../embeddings/embedder';
-import { FactDto } from '../facts/fact.dto';
-import { VectorFile } from '../facts/vector-file';
+import { buildConfig } from '../../src/config/config';
+import { CachedEmbedder } from '../../src/embeddings/cached.embedder';
+import { createEmbedder } from '../../src/embeddings/embeddings.module';
+import { Embedder } from '../../src/embeddings/embedder';
+import { FactDto } from '../../src/facts/fact.dto';
+import { VectorFile } from '../../src/facts/vector-file';
 import { directorySize } from './machine';
 import { readJsonLines, BenchRequest } from './corpus';
 
