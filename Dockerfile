@@ -7,7 +7,8 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build
+# The service alone: tools/ (bench, distillation) needs the dev dependencies and stays out.
+RUN npm run build:service
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

@@ -1,7 +1,7 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { AuditRepository } from '../admin/audit.repository';
 import { Problem, ProblemError } from '../common/problem';
-import { AppConfig, loadConfig } from '../config/config';
+import { AppConfig, buildConfig } from '../config/config';
 import { ADMIN_WAY_OUT, DataDirLock } from '../database/data-dir-lock';
 import { UsageError, withContext } from './context';
 
@@ -98,7 +98,7 @@ export function heldFolderClient(config: AppConfig): AdminClient | undefined {
 export async function offlineOrThroughServer<T>(
   offline: (context: INestApplicationContext) => Promise<T>,
   remote: (admin: AdminClient) => Promise<T>,
-  config: AppConfig = loadConfig(),
+  config: AppConfig = buildConfig(process.env),
 ): Promise<T> {
   const admin = heldFolderClient(config);
   return admin ? remote(admin) : withContext(offline, config);

@@ -1,12 +1,12 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module';
-import { AppConfig, loadConfig } from '../config/config';
+import { AppConfig, buildConfig } from '../config/config';
 
 /** Runs `work` with the service's modules (database, embedder, …) but no HTTP server. */
 export async function withContext<T>(
   work: (context: INestApplicationContext, config: AppConfig) => Promise<T>,
-  config: AppConfig = loadConfig(),
+  config: AppConfig = buildConfig(process.env),
 ): Promise<T> {
   const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
     // Failures reach the user through main's one-line message, not a logged stack.

@@ -1,10 +1,10 @@
-import { loadConfig } from '../config/config';
+import { buildConfig } from '../config/config';
 import { closeDataSource, openDataSource } from '../database/data-source';
 import { SchemaRepository } from '../database/schema.repository';
 
 /** Brings the database's schema up to date (as `serve` also does on start) and says where it is. */
 export async function migrateCommand(): Promise<number> {
-  const config = loadConfig();
+  const config = buildConfig(process.env);
   const dataSource = await openDataSource(config);
   try {
     const applied = await new SchemaRepository(dataSource).appliedMigrations();

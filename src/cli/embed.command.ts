@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/config';
+import { buildConfig } from '../config/config';
 import { createEmbedder } from '../embeddings/embeddings.module';
 import { Embedder } from '../embeddings/embedder';
 import { fileSize, readFactLines } from '../facts/fact-record';
@@ -31,7 +31,10 @@ export async function embedFile(file: string, embedder: Embedder): Promise<Embed
 
 /** Precomputes the question vectors of a JSON Lines file into FILE.vectors beside it. */
 export async function embedCommand(file: string): Promise<number> {
-  const { path, questions, seconds } = await embedFile(file, createEmbedder(loadConfig()));
+  const { path, questions, seconds } = await embedFile(
+    file,
+    createEmbedder(buildConfig(process.env)),
+  );
   console.error(
     `embedded ${questions} questions in ${seconds.toFixed(1)} s (${(questions / seconds).toFixed(0)}/s)`,
   );

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplicationContext } from '@nestjs/common';
-import { AppConfig, loadConfig } from '../config/config';
+import { AppConfig, buildConfig } from '../config/config';
 import { FactsRepository } from '../facts/facts.repository';
 import { IngestService } from '../facts/ingest.service';
 import { Ranking, rankingFor } from '../facts/ranking';
@@ -42,7 +42,7 @@ export async function evalCommand(file: string, options: EvalOptions): Promise<n
       FRESHFACTS_SEED_FILE: '',
     });
   }
-  const config = loadConfig(env);
+  const config = buildConfig(env);
   try {
     return await withContext(async (context) => {
       if (options.facts) await context.get(IngestService).ingestFile(options.facts);

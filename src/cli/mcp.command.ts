@@ -10,7 +10,7 @@ import {
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AppModule } from '../app.module';
-import { loadConfig } from '../config/config';
+import { buildConfig } from '../config/config';
 import { FactTools } from '../mcp/fact-tools';
 import { factsMcpServer, MCP_SERVER_INFO } from '../mcp/mcp-server';
 import { UsageError } from './context';
@@ -33,7 +33,7 @@ export async function mcpCommand(options: McpOptions): Promise<void> {
     return serveEmbedded();
   }
   if (!options.url) throw new UsageError('give --url URL of a freshfacts service, or --embedded');
-  const key = options.key ?? loadConfig().mcpApiKey;
+  const key = options.key ?? buildConfig(process.env).mcpApiKey;
   if (!key) throw new UsageError('give --key KEY or set FRESHFACTS_API_KEY');
   return bridge(endpointOf(options.url), key);
 }
@@ -69,7 +69,7 @@ function unreachable(endpoint: URL, err: Error): CallToolResult {
 }
 
 async function serveEmbedded(): Promise<void> {
-  const config = loadConfig();
+  const config = buildConfig(process.env);
   const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
     logger: new StderrLogger(),
     abortOnError: false,

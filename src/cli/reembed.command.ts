@@ -1,11 +1,12 @@
 import { SingleBar } from 'cli-progress';
-import { loadConfig } from '../config/config';
+import { buildConfig } from '../config/config';
 import { MaintenanceService } from '../facts/maintenance.service';
 import { withContext } from './context';
 
 /** Re-embeds every stored fact with the configured encoder (after changing it). */
 export async function reembedCommand(): Promise<number> {
-  const config = { ...loadConfig(), checkEmbeddingModel: false };
+  // The one setting that is not in the environment: the store holds another model's vectors.
+  const config = Object.freeze({ ...buildConfig(process.env), checkEmbeddingModel: false });
   const started = performance.now();
   const bar = new SingleBar({
     stream: process.stderr,

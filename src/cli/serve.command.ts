@@ -2,7 +2,7 @@ import { INestApplicationContext, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createApp } from '../app';
 import { announceServer } from '../database/data-source';
-import { AppConfig, loadConfig } from '../config/config';
+import { AppConfig, buildConfig } from '../config/config';
 import { FactsRepository } from '../facts/facts.repository';
 import { IngestService } from '../facts/ingest.service';
 import { SearchService } from '../search/search.service';
@@ -21,7 +21,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   if (options.port) env.PORT = options.port;
   if (options.tlsCert) env.FRESHFACTS_TLS_CERT = options.tlsCert;
   if (options.tlsKey) env.FRESHFACTS_TLS_KEY = options.tlsKey;
-  const config = loadConfig(env);
+  const config = buildConfig(env);
   const app = await createApp(config);
   await app.init();
   const logger = new Logger('serve');

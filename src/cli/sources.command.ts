@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { PresetReportDto, SourceDto } from '../admin/sources-admin.dto';
-import { loadConfig } from '../config/config';
+import { buildConfig } from '../config/config';
 import { PresetReport, SourceReport, SourcesService } from '../sources/sources.service';
 import { SourcesWorker } from '../sources/sources.worker';
 import { Source, SourceKind } from '../sources/sources.repository';
@@ -100,7 +100,7 @@ export async function removeSource(ref: string): Promise<number> {
  * that polls until interrupted. Exits 1 when a source failed in a single pass.
  */
 export async function runSources(options: { once?: boolean; all?: boolean }): Promise<number> {
-  const config = loadConfig();
+  const config = buildConfig(process.env);
   const admin = heldFolderClient(config);
   if (admin) {
     // The server runs its own worker (unless FRESHFACTS_SOURCES_WORKER=off); its

@@ -1,10 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import type { FetchSettings } from '../sources/fetcher';
-import type { SparqlSettings } from '../sources/sparql/sparql.client';
 
-/** Every setting of the service, read once from the environment at start-up. */
-export interface AppConfig {
+/** Every setting of the service, built once from the environment at start-up (`buildConfig`). */
+export type Config = DeepReadonly<Settings>;
+/** The name the feature modules know `Config` by. */
+export type AppConfig = Config;
+
+/** `T` with every property, array and nested object read-only (a `URL` stays as it is). */
+export type DeepReadonly<T> = T extends URL
+  ? T
+  : T extends readonly (infer E)[]
+    ? readonly DeepReadonly<E>[]
+    : T extends object
+      ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+      : T;
+
+interface Settings {
   /** Unset: the embedded PGlite database in `dataDir`. */
   databaseUrl?: string;
   /** PostgreSQL streaming replicas that may answer searches (DATABASE_REPLICA_URLS). */
@@ -59,6 +70,27 @@ export interface AppConfig {
   mcpApiKey?: string;
 }
 
+/** How upstream sources are fetched (`Fetcher`). */
+export interface FetchSettings {
+  /** Names the service and where to reach its operator. */
+  userAgent: string;
+  timeoutMs: number;
+  maxBytes: number;
+  /** Further attempts after a timeout, a network error, 408, 429 or 5xx. */
+  retries: number;
+  /** First wait between attempts; doubles each time. */
+  backoffMs: number;
+}
+
+/** The SPARQL endpoint of `SparqlClient`. */
+export interface SparqlSettings {
+  /** The endpoint that sources added from now on query (SPARQL 1.1 Protocol). */
+  url: string;
+  /** Somewhat longer than the endpoint's own limit (Wikidata's: 60 s), to hear its verdict. */
+  timeoutMs: number;
+  maxBytes: number;
+}
+
 export interface LlmSettings {
   /** Base URL of an OpenAI-compatible API (`POST {url}/chat/completions`). */
   url: string;
@@ -71,8 +103,8 @@ export type PaymentMethodName = 'test' | 'stripe';
 
 export interface PaymentSettings {
   /** HMAC key of challenge ids; the first signs, all verify (old ones until their challenges expire). */
-  secrets: string[];
-  methods: PaymentMethodName[];
+  secrets: readonly string[];
+  methods: readonly PaymentMethodName[];
   /** Price of one search, in the currency's smallest unit (cents for usd). */
   amount: string;
   currency: string;
@@ -93,7 +125,7 @@ export interface StripeSettings {
 
 export class ConfigError extends Error {}
 
-type Env = Record<string, string | undefined>;
+type Env = NodeJS.ProcessEnv;
 
 const UP = resolve(__dirname, '..', '..');
 /** The repository root, also when running from `dist/`. */
@@ -124,15 +156,61 @@ export const DEFAULT_SEED_FILE = projectPath('corpus', 'facts-dev.jsonl');
 
 export const CONFIG = Symbol('AppConfig');
 
-/** Builds the config from `env`; throws a ConfigError naming the bad setting. */
-export function loadConfig(env: Env = process.env): AppConfig {
+/**
+ * The config of `env`, deeply frozen; throws a ConfigError naming the first bad setting.
+ * Pure but for `version`, read from package.json on first use when not passed.
+ */
+export function buildConfig(env: NodeJS.ProcessEnv, version: string = packageVersion()): Config {
   const embedder = oneOf(
     env,
     'FRESHFACTS_EMBEDDER',
     ['static', 'use-lite', 'openai'] as const,
     'static',
   );
-  const config: AppConfig = {
+  const server = serverSettings(env);
+  const stripe = stripeSettings(env);
+  const fetchLimits = fetchLimitsOf(env);
+  const sources = {
+    wikidataApiUrl: httpUrl(env, 'FRESHFACTS_WIKIDATA_API') ?? 'https://www.wikidata.org/w/api.php',
+    sparql: {
+      url: httpUrl(env, 'FRESHFACTS_SPARQL_URL') ?? 'https://query.wikidata.org/sparql',
+      timeoutMs: integer(env, 'FRESHFACTS_SPARQL_TIMEOUT_MS', 65_000, 100, 600_000),
+      maxBytes: integer(env, 'FRESHFACTS_SPARQL_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
+    },
+    llm: llmSettings(env),
+    sourcesWorker: oneOf(env, 'FRESHFACTS_SOURCES_WORKER', ['on', 'off'] as const, 'on') === 'on',
+    mcpApiKey: nonEmpty(env.FRESHFACTS_API_KEY),
+  };
+  const payments = paymentSettings(env, stripe);
+  checkServer(server);
+  const publicUrl = publicUrlOf(env, server);
+  if (Boolean(server.tlsCertFile) !== Boolean(server.tlsKeyFile)) {
+    throw new ConfigError('FRESHFACTS_TLS_CERT and FRESHFACTS_TLS_KEY must be set together');
+  }
+  if (embedder === 'openai' && (!server.embeddingsUrl || !server.embeddingsModel)) {
+    throw new ConfigError(
+      'FRESHFACTS_EMBEDDER=openai needs FRESHFACTS_EMBEDDINGS_URL and FRESHFACTS_EMBEDDINGS_MODEL',
+    );
+  }
+  const contact = nonEmpty(env.FRESHFACTS_FETCH_CONTACT) ?? publicUrl;
+  const settings: Settings = {
+    ...server,
+    embedder,
+    publicUrl,
+    // Behind a TLS-terminating proxy the service itself speaks HTTP, yet browsers use HTTPS.
+    secureCookies: publicUrl.startsWith('https:'),
+    stripe,
+    payments,
+    // Upstream operators see who fetches: the service and how to reach whoever runs it.
+    fetch: { userAgent: `${userAgent(version)} (+${contact})`, ...fetchLimits },
+    ...sources,
+  };
+  return deepFreeze(settings);
+}
+
+/** The settings of the database, the listener, the encoder and the admin endpoints. */
+function serverSettings(env: Env) {
+  return {
     databaseUrl: nonEmpty(env.DATABASE_URL),
     replicaUrls: (env.DATABASE_REPLICA_URLS ?? '')
       .split(',')
@@ -149,60 +227,37 @@ export function loadConfig(env: Env = process.env): AppConfig {
       oneOf(env, 'FRESHFACTS_DB_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on') === 'on',
     indexMemoryMb: optionalInteger(env, 'FRESHFACTS_INDEX_MEMORY_MB', 1, 2_000_000),
     seedFile: env.FRESHFACTS_SEED_FILE ?? DEFAULT_SEED_FILE,
-    embedder,
     staticModel: nonEmpty(env.FRESHFACTS_STATIC_MODEL),
     embeddingsUrl: nonEmpty(env.FRESHFACTS_EMBEDDINGS_URL),
     embeddingsModel: nonEmpty(env.FRESHFACTS_EMBEDDINGS_MODEL),
     embeddingsApiKey: nonEmpty(env.FRESHFACTS_EMBEDDINGS_API_KEY),
     logLevel: oneOf(env, 'FRESHFACTS_LOG_LEVEL', ['error', 'warn', 'log', 'debug'] as const, 'log'),
-    publicUrl: '',
     adminToken: nonEmpty(env.FRESHFACTS_ADMIN_TOKEN),
-    secureCookies: false,
-    stripe: stripeSettings(env),
-    fetch: fetchSettings(env, ''),
-    wikidataApiUrl: httpUrl(env, 'FRESHFACTS_WIKIDATA_API') ?? 'https://www.wikidata.org/w/api.php',
-    sparql: {
-      url: httpUrl(env, 'FRESHFACTS_SPARQL_URL') ?? 'https://query.wikidata.org/sparql',
-      timeoutMs: integer(env, 'FRESHFACTS_SPARQL_TIMEOUT_MS', 65_000, 100, 600_000),
-      maxBytes: integer(env, 'FRESHFACTS_SPARQL_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
-    },
-    llm: llmSettings(env),
-    sourcesWorker: oneOf(env, 'FRESHFACTS_SOURCES_WORKER', ['on', 'off'] as const, 'on') === 'on',
-    mcpApiKey: nonEmpty(env.FRESHFACTS_API_KEY),
   };
-  config.payments = paymentSettings(env, config.stripe);
-  if (config.replicaUrls.length && !config.databaseUrl) {
+}
+
+function checkServer(server: ReturnType<typeof serverSettings>): void {
+  if (server.replicaUrls.length && !server.databaseUrl) {
     throw new ConfigError('DATABASE_REPLICA_URLS needs DATABASE_URL (the primary)');
   }
-  for (const url of config.replicaUrls) {
+  for (const url of server.replicaUrls) {
     if (!/^postgres(ql)?:\/\//.test(url)) {
       throw new ConfigError(`DATABASE_REPLICA_URLS: not a postgres:// URL: "${url}"`);
     }
   }
-  if (config.adminToken && config.adminToken.length < 24) {
+  if (server.adminToken && server.adminToken.length < 24) {
     throw new ConfigError('FRESHFACTS_ADMIN_TOKEN must be at least 24 characters');
   }
-  const scheme = config.tlsCertFile ? 'https' : 'http';
-  config.publicUrl =
-    nonEmpty(env.FRESHFACTS_PUBLIC_URL) ?? `${scheme}://${config.host}:${config.port}`;
-  if (!/^https?:\/\/[^/]+/.test(config.publicUrl)) {
-    throw new ConfigError(
-      `FRESHFACTS_PUBLIC_URL must be an http(s) URL, got "${config.publicUrl}"`,
-    );
+}
+
+/** Where users reach the service: FRESHFACTS_PUBLIC_URL, else the listener's own address. */
+function publicUrlOf(env: Env, server: ReturnType<typeof serverSettings>): string {
+  const scheme = server.tlsCertFile ? 'https' : 'http';
+  const url = nonEmpty(env.FRESHFACTS_PUBLIC_URL) ?? `${scheme}://${server.host}:${server.port}`;
+  if (!/^https?:\/\/[^/]+/.test(url)) {
+    throw new ConfigError(`FRESHFACTS_PUBLIC_URL must be an http(s) URL, got "${url}"`);
   }
-  config.publicUrl = config.publicUrl.replace(/\/+$/, '');
-  // Behind a TLS-terminating proxy the service itself speaks HTTP, yet browsers use HTTPS.
-  config.secureCookies = config.publicUrl.startsWith('https:');
-  config.fetch = fetchSettings(env, config.publicUrl);
-  if (Boolean(config.tlsCertFile) !== Boolean(config.tlsKeyFile)) {
-    throw new ConfigError('FRESHFACTS_TLS_CERT and FRESHFACTS_TLS_KEY must be set together');
-  }
-  if (embedder === 'openai' && (!config.embeddingsUrl || !config.embeddingsModel)) {
-    throw new ConfigError(
-      'FRESHFACTS_EMBEDDER=openai needs FRESHFACTS_EMBEDDINGS_URL and FRESHFACTS_EMBEDDINGS_MODEL',
-    );
-  }
-  return config;
+  return url.replace(/\/+$/, '');
 }
 
 const STRIPE_VARIABLES = [
@@ -300,22 +355,37 @@ function paymentSettings(env: Env, stripe?: StripeSettings): PaymentSettings | u
   };
 }
 
-/** The service's name and version, as upstream servers see it. */
-export const USER_AGENT = `freshfacts/${
-  (JSON.parse(readFileSync(resolve(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string })
-    .version
-}`;
+let version: string | undefined;
 
-/** Upstream operators see who fetches: the service and how to reach whoever runs it. */
-function fetchSettings(env: Env, publicUrl: string): FetchSettings {
-  const contact = nonEmpty(env.FRESHFACTS_FETCH_CONTACT) ?? publicUrl;
+/** The version in package.json, read on first use (not when this module loads). */
+export function packageVersion(): string {
+  version ??= (
+    JSON.parse(readFileSync(resolve(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
+  ).version;
+  return version;
+}
+
+/** The service's name and version, as upstream servers see it. */
+export function userAgent(version: string = packageVersion()): string {
+  return `freshfacts/${version}`;
+}
+
+function fetchLimitsOf(env: Env): Omit<FetchSettings, 'userAgent'> {
   return {
-    userAgent: `${USER_AGENT} (+${contact})`,
     timeoutMs: integer(env, 'FRESHFACTS_FETCH_TIMEOUT_MS', 15_000, 100, 600_000),
     maxBytes: integer(env, 'FRESHFACTS_FETCH_MAX_BYTES', 16 * 1024 * 1024, 1024, 2 ** 31 - 1),
     retries: integer(env, 'FRESHFACTS_FETCH_RETRIES', 2, 0, 10),
     backoffMs: integer(env, 'FRESHFACTS_FETCH_BACKOFF_MS', 1000, 0, 60_000),
   };
+}
+
+/** Freezes `value` and everything it holds. */
+function deepFreeze<T>(value: T): DeepReadonly<T> {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value as DeepReadonly<T>;
 }
 
 function llmSettings(env: Env): LlmSettings | undefined {

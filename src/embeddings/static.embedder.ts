@@ -7,7 +7,7 @@ export const DEFAULT_STATIC_MODEL = projectPath('models', 'static-use-lite-128.b
 
 /**
  * The default encoder: a static model distilled from the Universal Sentence Encoder
- * (src/embeddings/static/distil.ts). A question costs about a tenth of a millisecond
+ * (tools/distil.ts). A question costs about a tenth of a millisecond
  * on the calling thread, so it needs no worker and never holds up the event loop.
  */
 export class StaticEmbedder implements Embedder {

@@ -1,16 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import robotsParser from 'robots-parser';
-
-export interface FetchSettings {
-  /** Names the service and where to reach its operator. */
-  userAgent: string;
-  timeoutMs: number;
-  maxBytes: number;
-  /** Further attempts after a timeout, a network error, 408, 429 or 5xx. */
-  retries: number;
-  /** First wait between attempts; doubles each time. */
-  backoffMs: number;
-}
+import type { FetchSettings } from '../config/config';
 
 /** What a conditional GET presents: the validators of the last good response. */
 export interface Validators {

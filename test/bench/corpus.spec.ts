@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { CorpusGrower, evalNames, readJsonLines } from '../../src/bench/corpus';
+import { CorpusGrower, evalNames, readJsonLines } from '../../tools/bench/corpus';
 import { EvalQuery } from '../../src/facts/evaluation';
 import { FactDto } from '../../src/facts/fact.dto';
 

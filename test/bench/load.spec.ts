@@ -1,4 +1,4 @@
-import { byWindow } from '../../src/bench/load';
+import { byWindow } from '../../tools/bench/load';
 
 describe("the bench's latency by date window", () => {
   it('groups requests by their window and counts who made the slowest 1%', () => {

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config/config';
+import { buildConfig, ConfigError } from '../../src/config/config';
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -32,22 +32,22 @@ describe('settings', () => {
   });
 
   it('defaults to the embedded database in ./data', () => {
-    const config = loadConfig({});
+    const config = buildConfig({});
     expect(config.databaseUrl).toBeUndefined();
     expect(config.dataDir).toMatch(/data$/);
     expect(config.port).toBe(8080);
   });
 
   it('keeps the store current out of the box: the worker runs inside serve, one setting stops it', () => {
-    const config = loadConfig({});
+    const config = buildConfig({});
     expect(config.sourcesWorker).toBe(true);
     expect(config.sparql).toEqual({
       url: 'https://query.wikidata.org/sparql',
       timeoutMs: 65_000,
       maxBytes: 64 * 1024 * 1024,
     });
-    expect(loadConfig({ FRESHFACTS_SOURCES_WORKER: 'off' }).sourcesWorker).toBe(false);
-    expect(loadConfig({ FRESHFACTS_SPARQL_URL: 'http://127.0.0.1:9999/sparql' }).sparql.url).toBe(
+    expect(buildConfig({ FRESHFACTS_SOURCES_WORKER: 'off' }).sourcesWorker).toBe(false);
+    expect(buildConfig({ FRESHFACTS_SPARQL_URL: 'http://127.0.0.1:9999/sparql' }).sparql.url).toBe(
       'http://127.0.0.1:9999/sparql',
     );
   });
@@ -115,30 +115,30 @@ describe('settings', () => {
     ],
     [{ FRESHFACTS_INDEX_MEMORY_MB: '0' }, /FRESHFACTS_INDEX_MEMORY_MB must be an integer/],
   ])('refuses %j with a message naming the setting', (env, message) => {
-    expect(() => loadConfig(env)).toThrow(ConfigError);
-    expect(() => loadConfig(env)).toThrow(message);
+    expect(() => buildConfig(env)).toThrow(ConfigError);
+    expect(() => buildConfig(env)).toThrow(message);
   });
 
   it('reads the replicas as a comma-separated list', () => {
-    const config = loadConfig({
+    const config = buildConfig({
       DATABASE_URL: 'postgres://primary/db',
       DATABASE_REPLICA_URLS: ' postgres://r1/db, postgres://r2/db ,',
     });
     expect(config.replicaUrls).toEqual(['postgres://r1/db', 'postgres://r2/db']);
     expect(config.replicaMaxLagMs).toBe(5000);
-    expect(loadConfig({}).indexMemoryMb).toBeUndefined();
+    expect(buildConfig({}).indexMemoryMb).toBeUndefined();
   });
 
   it('marks cookies Secure when browsers reach the service over HTTPS', () => {
-    expect(loadConfig({}).secureCookies).toBe(false);
-    const proxied = loadConfig({ FRESHFACTS_PUBLIC_URL: 'https://facts.example.com/' });
+    expect(buildConfig({}).secureCookies).toBe(false);
+    const proxied = buildConfig({ FRESHFACTS_PUBLIC_URL: 'https://facts.example.com/' });
     expect(proxied.secureCookies).toBe(true);
     expect(proxied.publicUrl).toBe('https://facts.example.com');
   });
 
   it('turns Stripe on only with its key, webhook secret and price together', () => {
-    expect(loadConfig({}).stripe).toBeUndefined();
-    const config = loadConfig({
+    expect(buildConfig({}).stripe).toBeUndefined();
+    const config = buildConfig({
       FRESHFACTS_STRIPE_SECRET_KEY: 'sk_test_x',
       FRESHFACTS_STRIPE_WEBHOOK_SECRET: 'whsec_x',
       FRESHFACTS_STRIPE_PRICE_ID: 'price_x',
@@ -149,8 +149,8 @@ describe('settings', () => {
   });
 
   it('turns pay per call on with a secret and explicit methods', () => {
-    expect(loadConfig({}).payments).toBeUndefined();
-    const config = loadConfig({
+    expect(buildConfig({}).payments).toBeUndefined();
+    const config = buildConfig({
       FRESHFACTS_PAYMENT_SECRET: SECRET,
       FRESHFACTS_PAYMENT_OLD_SECRETS: `${'y'.repeat(40)}, ${'z'.repeat(32)}`,
       FRESHFACTS_PAYMENT_METHODS: 'test',
@@ -163,5 +163,25 @@ describe('settings', () => {
       currency: 'eur',
       ttlSeconds: 300,
     });
+  });
+
+  it('is built from the environment it is given alone, and cannot be changed afterwards', () => {
+    const env = { PORT: '9090', FRESHFACTS_FETCH_CONTACT: 'ops@example.com' };
+    const config = buildConfig(env, '9.9.9');
+    expect(config).toEqual(buildConfig({ ...env }, '9.9.9'));
+    expect(config.fetch.userAgent).toBe('freshfacts/9.9.9 (+ops@example.com)');
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.fetch)).toBe(true);
+    expect(Object.isFrozen(config.replicaUrls)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+
+  it('names the installed version to upstream servers by default', () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(buildConfig({}).fetch.userAgent).toMatch(
+      `freshfacts/${version} (+http://127.0.0.1:8080)`,
+    );
   });
 });

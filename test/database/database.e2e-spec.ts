@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
-import { loadConfig } from '../../src/config/config';
+import { buildConfig } from '../../src/config/config';
 import {
   closeDataSource,
   DatabaseSetupError,
@@ -106,7 +106,7 @@ describe('the database', () => {
     if (process.env.FRESHFACTS_TEST_DB === 'wire') return;
     const dir = mkdtempSync(join(tmpdir(), 'freshfacts-reopen-'));
     try {
-      const config = loadConfig({ FRESHFACTS_DATA_DIR: dir });
+      const config = buildConfig({ FRESHFACTS_DATA_DIR: dir });
       await closeDataSource(await openDataSource(config));
       const again = await openDataSource(config);
       const rows = await again.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM migrations`);
@@ -122,7 +122,7 @@ describe('the embedded database folder', () => {
   it('admits one process at a time and takes over a lock left by a dead one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'freshfacts-lock-'));
     try {
-      const config = loadConfig({ FRESHFACTS_DATA_DIR: dir, DATABASE_URL: '' });
+      const config = buildConfig({ FRESHFACTS_DATA_DIR: dir, DATABASE_URL: '' });
       const first = await openDataSource(config);
       await expect(openDataSource(config)).rejects.toThrow(/in use by process \d+/);
       await closeDataSource(first);
@@ -151,7 +151,7 @@ describe('a PostgreSQL server without pgvector', () => {
       console.warn(`skipped: the PostgreSQL at ${url} has pgvector`);
       return;
     }
-    const config = loadConfig({ DATABASE_URL: url });
+    const config = buildConfig({ DATABASE_URL: url });
     const opening = openDataSource(config);
     await expect(opening).rejects.toThrow(DatabaseSetupError);
     await expect(opening).rejects.toThrow(/pgvector.*apt install postgresql-<version>-pgvector/s);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config/config';
+import { buildConfig } from '../../src/config/config';
 import {
   DatabaseSetupError,
   openDataSource,
@@ -31,7 +31,7 @@ describe('start-up on a PostgreSQL server', () => {
     // The role owns the database, yet pgvector is not a trusted extension.
     const db = await freshDatabase('plain', role);
     try {
-      const opening = openDataSource(loadConfig({ DATABASE_URL: db.url(role) }));
+      const opening = openDataSource(buildConfig({ DATABASE_URL: db.url(role) }));
       await expect(opening).rejects.toThrow(DatabaseSetupError);
       await expect(opening).rejects.toThrow(
         new RegExp(
@@ -54,7 +54,7 @@ describe('start-up on a PostgreSQL server', () => {
       // is what ALTER EXTENSION vector UPDATE would move on.
       await db.admin.query(`CREATE EXTENSION vector`);
       await db.admin.query(`UPDATE pg_extension SET extversion = '0.7.4' WHERE extname = 'vector'`);
-      const opening = openDataSource(loadConfig({ DATABASE_URL: db.url() }));
+      const opening = openDataSource(buildConfig({ DATABASE_URL: db.url() }));
       await expect(opening).rejects.toThrow(
         /version 0\.7\.4 .*needs 0\.8\.0 or newer for iterative index scans.*ALTER EXTENSION vector UPDATE/s,
       );

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config/config';
+import { buildConfig } from '../../src/config/config';
 import { closeDataSource, openDataSource } from '../../src/database/data-source';
 import { MaintenanceService } from '../../src/facts/maintenance.service';
 import { startApp, TestApp } from '../support/app';
@@ -61,7 +61,7 @@ interface Schema {
 async function migratedSchema(): Promise<Schema> {
   const dir = mkdtempSync(join(tmpdir(), 'freshfacts-schema-'));
   try {
-    const db = await openDataSource(loadConfig({ FRESHFACTS_DATA_DIR: dir, DATABASE_URL: '' }));
+    const db = await openDataSource(buildConfig({ FRESHFACTS_DATA_DIR: dir, DATABASE_URL: '' }));
     try {
       return await schemaOf(db);
     } finally {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
 import { createApp } from '../../src/app';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
-import { AppConfig, loadConfig } from '../../src/config/config';
+import { AppConfig, buildConfig } from '../../src/config/config';
 import { IngestService } from '../../src/facts/ingest.service';
 import { serverDatabase, startSharedWireServer } from './wire-server';
 
@@ -28,7 +28,7 @@ export async function startApp(
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'freshfacts-test-'));
   const wire = process.env.FRESHFACTS_TEST_DB === 'wire' ? await startWireServer(dir) : undefined;
-  const config = loadConfig({
+  const config = buildConfig({
     FRESHFACTS_DATA_DIR: dir,
     FRESHFACTS_SEED_FILE: '',
     FRESHFACTS_LOG_LEVEL: process.env.FRESHFACTS_TEST_LOG ?? 'error',
@@ -84,7 +84,7 @@ export async function startReplica(
   env: Record<string, string> = {},
 ): Promise<{ app: INestApplication; url: string }> {
   const app = await createApp(
-    loadConfig({
+    buildConfig({
       DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`,
       ...SHARED_SESSION,
       FRESHFACTS_DATA_DIR: dataDir,

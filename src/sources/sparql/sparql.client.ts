@@ -1,13 +1,6 @@
-import { Fetcher, FetchError, FetchSettings } from '../fetcher';
+import type { FetchSettings, SparqlSettings } from '../../config/config';
+import { Fetcher, FetchError } from '../fetcher';
 import { factsOfResult, SparqlFacts, SparqlResultError } from './sparql-results';
-
-export interface SparqlSettings {
-  /** The endpoint that sources added from now on query (SPARQL 1.1 Protocol). */
-  url: string;
-  /** Somewhat longer than the endpoint's own limit (Wikidata's: 60 s), to hear its verdict. */
-  timeoutMs: number;
-  maxBytes: number;
-}
 
 const RESULT_TYPE = 'application/sparql-results+json';
 

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
-import { ApiKeysService } from '../auth/api-keys.service';
-import { AccountsService } from '../accounts/accounts.service';
-import { withContext } from '../cli/context';
-import { loadConfig } from '../config/config';
-import { IngestService } from '../facts/ingest.service';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { AccountsService } from '../../src/accounts/accounts.service';
+import { withContext } from '../../src/cli/context';
+import { buildConfig } from '../../src/config/config';
+import { IngestService } from '../../src/facts/ingest.service';
 
 export interface IngestSpec {
   corpus: string;
@@ -29,7 +29,7 @@ export interface IngestResult {
  */
 async function main(): Promise<void> {
   const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as IngestSpec;
-  const config = loadConfig();
+  const config = buildConfig(process.env);
   const result = await withContext(async (context) => {
     const started = performance.now();
     const summary = await context.get(IngestService).ingestFile(spec.corpus, { batchSize: 1000 });

@@ -1,7 +1,7 @@
 import { createWriteStream, readFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { FactDto } from '../facts/fact.dto';
-import { EvalQuery } from '../facts/evaluation';
+import { FactDto } from '../../src/facts/fact.dto';
+import { EvalQuery } from '../../src/facts/evaluation';
 
 /**
  * The names a grown fact must never contain, so that no distractor can be a right

@@ -3,12 +3,12 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Table } from '@lancedb/lancedb';
-import { loadConfig } from '../config/config';
-import { CachedEmbedder } from '../embeddings/cached.embedder';
-import { createEmbedder } from '../embeddings/embeddings.module';
-import { Embedder } from '../embeddings/embedder';
-import { FactDto } from '../facts/fact.dto';
-import { VectorFile } from '../facts/vector-file';
+import { buildConfig } from '../../src/config/config';
+import { CachedEmbedder } from '../../src/embeddings/cached.embedder';
+import { createEmbedder } from '../../src/embeddings/embeddings.module';
+import { Embedder } from '../../src/embeddings/embedder';
+import { FactDto } from '../../src/facts/fact.dto';
+import { VectorFile } from '../../src/facts/vector-file';
 import { directorySize } from './machine';
 import { readJsonLines, BenchRequest } from './corpus';
 
@@ -138,7 +138,7 @@ async function search(
 /** Builds the peer's table, re-opens it, then answers POST /v1/search until killed. */
 async function main(): Promise<void> {
   const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as PeerSpec;
-  const embedder = new CachedEmbedder(createEmbedder(loadConfig()));
+  const embedder = new CachedEmbedder(createEmbedder(buildConfig(process.env)));
   const built = await build(spec, embedder);
   const lancedb = await import('@lancedb/lancedb');
   const opened = performance.now();

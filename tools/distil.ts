@@ -2,10 +2,11 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
-import { readFeed } from '../../sources/articles/feed.reader';
-import { readPage } from '../../sources/articles/page.reader';
-import { Pieces } from './pieces';
-import { StaticModel } from './static-model';
+import { PROJECT_ROOT } from '../src/config/config';
+import { readFeed } from '../src/sources/articles/feed.reader';
+import { readPage } from '../src/sources/articles/page.reader';
+import { Pieces } from '../src/embeddings/static/pieces';
+import { StaticModel } from '../src/embeddings/static/static-model';
 
 /**
  * Distils the Universal Sentence Encoder (the teacher) into a static model: one
@@ -23,7 +24,7 @@ import { StaticModel } from './static-model';
  * Training text never includes the facts that answer the dev queries, so `eval` on
  * the dev set measures the model on questions it was not fitted to.
  *
- * Run: node dist/src/embeddings/static/distil.js OUT.bin [--dims 128] [--lambda 0.1]
+ * Run: node dist/tools/distil.js OUT.bin [--dims 128] [--lambda 0.1]
  *   [--cache DIR]; see models/README.md.
  */
 
@@ -218,12 +219,13 @@ async function main(): Promise<void> {
   const out = resolve(args[0]);
   const dims = Number(option('--dims', '128'));
   const lambda = Number(option('--lambda', '0.1'));
-  const root = resolve(__dirname, '..', '..', '..', '..');
-  const upstream = resolve(option('--upstream', join(root, 'test', 'fixtures', 'upstream')));
+  const upstream = resolve(
+    option('--upstream', join(PROJECT_ROOT, 'test', 'fixtures', 'upstream')),
+  );
   const sentences = await trainingText(
     upstream,
-    join(root, 'corpus', 'facts-dev.jsonl'),
-    join(root, 'corpus', 'queries-dev.jsonl'),
+    join(PROJECT_ROOT, 'corpus', 'facts-dev.jsonl'),
+    join(PROJECT_ROOT, 'corpus', 'queries-dev.jsonl'),
   );
   console.error(`${sentences.length} training sentences`);
   const pieces = Pieces.fromPackage();
