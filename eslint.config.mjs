@@ -9,6 +9,7 @@ export default tseslint.config(
       'node_modules/',
       'coverage/',
       'jest.config.js',
+      '.dependency-cruiser.cjs',
       'eslint.config.mjs',
       'bin/',
       'test-artifacts/',

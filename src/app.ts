@@ -7,11 +7,12 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { Lifecycle } from './health/health.controller';
 import { MetricsService } from './metrics/metrics.service';
-import { answerParserErrors } from './common/http-parser-errors';
-import { formBody, jsonBody, pushBody, rawBody } from './common/json-body';
+import { requestTimer } from './metrics/request-timer';
+import { answerParserErrors } from './http/http-parser-errors';
+import { formBody, jsonBody, pushBody, rawBody } from './http/json-body';
 import { PUSH_BODY_LIMIT } from './facts/fact-batch';
-import { ProblemFilter } from './common/problem.filter';
-import { BodyValidationPipe } from './common/validation.pipe';
+import { ProblemFilter } from './http/problem.filter';
+import { BodyValidationPipe } from './http/validation.pipe';
 import { AppConfig, projectPath } from './config/config';
 
 const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug'];
@@ -36,7 +37,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   app.flushLogs();
   answerParserErrors(app.getHttpServer());
   app.disable('x-powered-by');
-  app.use(app.get(MetricsService).middleware());
+  app.use(requestTimer(app.get(MetricsService)));
   app.use(app.get(Lifecycle).middleware());
   // The first parser to read a body wins: forms for the dashboard, the exact bytes for
   // Stripe's signature, the text of a push of facts, JSON for everything else.

@@ -1,8 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { hasControlCharacter, normaliseEmail } from '../accounts/email';
 import type { PlanName } from '../accounts/plans';
-import { sameSecret } from '../common/constant-time';
+import { sameSecret, sha256 } from '../common/constant-time';
 import { DomainError } from '../common/problem';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysRepository, StoredKey } from './api-keys.repository';
@@ -122,8 +122,4 @@ function newKey(name: string): { key: string; stored: Omit<StoredKey, 'accountId
   if (hasControlCharacter(name)) throw new InvalidKeyNameError('Use no control characters.');
   const key = KEY_PREFIX + randomBytes(32).toString('base64url');
   return { key, stored: { name, prefix: key.slice(0, DISPLAY_LENGTH), keyHash: sha256(key) } };
-}
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { PlanName } from '../accounts/plans';
-import { sha256 } from './api-keys.service';
+import { sha256 } from '../common/constant-time';
 
 export const SESSION_DAYS = 14;
 

@@ -1,5 +1,4 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { createApp } from '../app';
 import { announceServer } from '../database/data-source';
 import { AppConfig, buildConfig } from '../config/config';
@@ -35,7 +34,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const scheme = config.tlsCertFile ? 'https' : 'http';
   const server = app.getHttpServer() as import('node:net').Server;
   const { port } = server.address() as import('node:net').AddressInfo;
-  announceServer(app.get(DataSource), `${scheme}://${reachable(config.host)}:${port}`);
+  announceServer(app, `${scheme}://${reachable(config.host)}:${port}`);
   logger.log(
     `${await facts.count()} facts; listening on ${scheme}://${config.host}:${port} (docs at /docs)`,
   );

@@ -11,3 +11,8 @@ export function sameSecret(given: string, expected: string): boolean {
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
+
+/** What is stored of a secret (API keys, session tokens): its SHA-256, in hex. */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

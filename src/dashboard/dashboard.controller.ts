@@ -19,7 +19,7 @@ import { Clock } from '../billing/clock';
 import { StripeBillingService } from '../billing/stripe-billing.service';
 import { UsageService } from '../billing/usage.service';
 import { DomainError } from '../common/problem';
-import { statusOf } from '../common/problem.filter';
+import { statusOf } from '../http/problem.filter';
 import { AppConfig, CONFIG } from '../config/config';
 import { CorpusService } from '../corpus/corpus.service';
 import { DashboardFilter } from './dashboard.filter';

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { DomainError, ProblemError, ProblemHeaders } from '../common/problem';
-import { statusOf } from '../common/problem.filter';
+import { statusOf } from '../http/problem.filter';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from '../database/errors';
 import { SignInRequiredError } from './dashboard.guard';
 

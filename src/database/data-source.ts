@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { AppConfig } from '../config/config';
-import { ENTITIES } from './entities';
 import { DataDirLock } from './data-dir-lock';
 import { DatabaseSetupError } from './errors';
 import { pgliteDriver } from './pglite-pool';
@@ -42,11 +41,21 @@ export const SESSION_SETTINGS: Record<string, string> = {
 };
 
 /** Opens the configured database and brings its schema up to date. */
-export async function openDataSource(config: AppConfig): Promise<DataSource> {
+/** The entity classes TypeORM maps; the database layer is given them, never imports them. */
+export type EntityList = NonNullable<DataSourceOptions['entities']>;
+
+/**
+ * Opens the store the config names, migrated. Commands that only migrate or report
+ * on the schema need no `entities`.
+ */
+export async function openDataSource(
+  config: AppConfig,
+  entities: EntityList = [],
+): Promise<DataSource> {
   if (config.databaseUrl) {
     await prepareServer(config.databaseUrl, SESSION_SETTINGS, CONNECT_TIMEOUT_MS);
   }
-  const dataSource = new DataSource(await dataSourceOptions(config));
+  const dataSource = new DataSource(await dataSourceOptions(config, entities));
   await dataSource.initialize();
   try {
     if (!config.databaseUrl) await requirePgvector((sql, params) => dataSource.query(sql, params));
@@ -71,14 +80,20 @@ export async function closeDataSource(dataSource: DataSource): Promise<void> {
  * On the embedded store, records where this process serves HTTP beside its lock, so
  * that the command line can reach its admin API while it holds the folder.
  */
-export function announceServer(dataSource: DataSource, url: string): void {
-  embeddedOf.get(dataSource.options)?.lock.announce(url);
+export function announceServer(
+  app: { get(token: typeof DataSource): DataSource },
+  url: string,
+): void {
+  embeddedOf.get(app.get(DataSource).options)?.lock.announce(url);
 }
 
 const embeddedOf = new WeakMap<object, { pglite: EmbeddedDb; lock: DataDirLock }>();
 
-async function dataSourceOptions(config: AppConfig): Promise<DataSourceOptions> {
-  const common = { type: 'postgres' as const, entities: ENTITIES, migrations: MIGRATIONS };
+async function dataSourceOptions(
+  config: AppConfig,
+  entities: EntityList,
+): Promise<DataSourceOptions> {
+  const common = { type: 'postgres' as const, entities, migrations: MIGRATIONS };
   if (config.databaseUrl) {
     // The session settings are the role's defaults in this database (prepareServer),
     // not a startup parameter, which PgBouncer refuses.

@@ -10,6 +10,9 @@ export class StoreModelError extends Error {}
 /** A database handle: the pool, or one transaction of `MaintenanceRepository.transaction`. */
 type Queryable = DataSource | EntityManager;
 
+/** One transaction of `MaintenanceRepository.transaction`, for callers that know no SQL. */
+export type Transaction = EntityManager;
+
 /**
  * The upkeep of the facts tables' schema, in SQL: the embedding column's type and
  * model, the side column a re-embedding fills, and the search indexes. It never
@@ -23,7 +26,7 @@ export class MaintenanceRepository {
   ) {}
 
   /** Runs `work` in one transaction, to pass to the methods that take one. */
-  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.db.transaction(work);
   }
 

@@ -1,9 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { AppConfig, CONFIG } from '../config/config';
 import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { FactsRepository } from './facts.repository';
-import { MaintenanceRepository } from './maintenance.repository';
+import { MaintenanceRepository, Transaction } from './maintenance.repository';
 import { StatisticsRepository } from './statistics.repository';
 
 type Progress = (done: number, total: number) => void;
@@ -62,7 +61,7 @@ export class MaintenanceService implements OnApplicationBootstrap {
     pending: boolean,
     total: number,
     onProgress: Progress,
-    tx?: EntityManager,
+    tx?: Transaction,
   ): Promise<number> {
     let done = 0;
     for (let last = '0'; ;) {

@@ -1,4 +1,3 @@
-import type { FactSearch } from './ranking.repository';
 import { candidatesFor, Ranking } from './ranking';
 import { PREVIOUS_WORDS, QueryForm, queryForm, TENSE_WORDS } from './query-form';
 import { searchText } from './search-text';
@@ -15,6 +14,18 @@ import { searchText } from './search-text';
  * statement as rendered for each window path is checked in under src/facts/sql/.
  * RankingRepository only runs the statements.
  */
+
+/** One search as the ranking statement takes it. */
+export interface FactSearch {
+  query: string;
+  vector: Float32Array;
+  k: number;
+  timeline: boolean;
+  /** Inclusive lower bound, `YYYY-MM-DD`. */
+  minDay?: string;
+  /** Inclusive upper bound, `YYYY-MM-DD`. */
+  maxDay?: string;
+}
 
 /** No date window; a window scanned through the day index; one walked through the graph. */
 export type WindowPath = 'none' | 'scan' | 'wide';

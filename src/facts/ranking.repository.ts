@@ -2,19 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ReadReplicas } from '../database/read-replicas';
 import { Ranking } from './ranking';
-import { candidateStatement, rankingStatement, WindowPath } from './ranking-sql';
-import { StatisticsRepository } from './statistics.repository';
+import { candidateStatement, FactSearch, rankingStatement, WindowPath } from './ranking-sql';
 
-export interface FactSearch {
-  query: string;
-  vector: Float32Array;
-  k: number;
-  timeline: boolean;
-  /** Inclusive lower bound, `YYYY-MM-DD`. */
-  minDay?: string;
-  /** Inclusive upper bound, `YYYY-MM-DD`. */
-  maxDay?: string;
-}
+export type { FactSearch };
+import { StatisticsRepository } from './statistics.repository';
 
 export interface ScoredFact {
   question: string;

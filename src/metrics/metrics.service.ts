@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** Each app has its own registry: several apps may share a process (tests, cluster workers). */
@@ -7,7 +6,7 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 export class MetricsService {
   readonly registry = new Registry();
 
-  private readonly requests = new Histogram({
+  readonly requests = new Histogram({
     name: 'freshfacts_http_request_duration_seconds',
     help: 'HTTP request latency by route and status',
     labelNames: ['method', 'route', 'status'] as const,
@@ -43,21 +42,5 @@ export class MetricsService {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-  }
-
-  /** Times every request; the route is the matched pattern, so ids do not explode the labels. */
-  middleware(): RequestHandler {
-    return (req: Request, res: Response, next: NextFunction) => {
-      const end = this.requests.startTimer();
-      res.on('finish', () => {
-        const route = (req.route as { path?: string } | undefined)?.path;
-        end({
-          method: req.method,
-          route: route ? `${req.baseUrl}${route}` : 'unmatched',
-          status: String(res.statusCode),
-        });
-      });
-      next();
-    };
   }
 }

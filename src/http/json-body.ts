@@ -6,7 +6,7 @@ import {
   ProblemError,
   UnreadableBodyError,
   UnsupportedEncodingError,
-} from './problem';
+} from '../common/problem';
 import { sendProblem } from './problem.filter';
 
 export const BODY_LIMIT = 64 * 1024;

@@ -1,6 +1,6 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
 import type { ArgumentMetadata } from '@nestjs/common';
-import { FieldError, RequestValidationError } from './problem';
+import { FieldError, RequestValidationError } from '../common/problem';
 import { RefusedBody } from './json-body';
 
 type Loc = (string | number)[];

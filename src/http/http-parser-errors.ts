@@ -1,6 +1,6 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Problem, PROBLEM_CONTENT_TYPE, problemType } from './problem';
+import { Problem, PROBLEM_CONTENT_TYPE, problemType } from '../common/problem';
 
 interface ParserError extends Error {
   code?: string;

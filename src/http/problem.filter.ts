@@ -8,7 +8,7 @@ import {
   ProblemError,
   ProblemHeaders,
   problemType,
-} from './problem';
+} from '../common/problem';
 
 /** The HTTP status of each problem type that services raise as a DomainError. */
 const STATUSES: Record<string, number> = {

@@ -27,7 +27,7 @@ import {
   InvalidWebhookSignatureError,
 } from '../../src/billing/stripe-billing.service';
 import { DomainError, RequestValidationError } from '../../src/common/problem';
-import { ProblemFilter } from '../../src/common/problem.filter';
+import { ProblemFilter } from '../../src/http/problem.filter';
 import { EmbedderUnavailableError } from '../../src/search/search.service';
 
 /** Captures what the filter writes, standing in for an Express response. */
