@@ -1,4 +1,4 @@
-import { nestsDeeperThan, MAX_JSON_DEPTH, wellFormed } from '../http/json-body';
+import { nestsDeeperThan, MAX_JSON_DEPTH, wellFormed } from '../common/json-text';
 import { ProblemError, RequestValidationError } from '../common/problem';
 import { checkFact, ParsedLine } from './fact-record';
 

@@ -3,7 +3,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { plainToInstance } from 'class-transformer';
 import { isURL, validateSync } from 'class-validator';
-import { wellFormed } from '../http/json-body';
+import { wellFormed } from '../common/json-text';
 import { FactDto, SOURCE_URL_RULE } from './fact.dto';
 
 /** A fact kept, with how many malformed source URLs were dropped from it; or why not. */
