@@ -1,11 +1,12 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { BenchRequest, benchRequests, CorpusGrower, readJsonLines, writeCorpus } from './corpus';
 import type { IngestResult, IngestSpec } from './ingest';
 import type { LoadResult, LoadSpec } from './load';
 import { directorySize, machine, peakRss } from './machine';
+import { EngineReport, printTables } from './report';
+import { firstLine, jsonChild, ready, stop, writeSpec } from './children';
 import type { PeerLoad, PeerSpec } from './peer';
 import type { BenchOptions } from '../../src/cli/bench.command';
 import { buildConfig, Config, PROJECT_ROOT } from '../../src/config/config';
@@ -16,22 +17,6 @@ import { VectorFile } from '../../src/facts/vector-file';
 import { UsageError } from '../../src/cli/context';
 import { embedFile } from '../../src/cli/embed.command';
 import { freePort } from '../../src/common/free-port';
-
-interface EngineReport {
-  engine: string;
-  build: {
-    facts: number;
-    ingestSeconds: number;
-    factsPerSecond: number;
-    indexSeconds: number;
-    diskBytes: number;
-    /** Start of the serving process (or re-open of the table) to its first answer. */
-    openSeconds: number;
-    peakRssBytes: { ingest: number | null; serve: number | null };
-  };
-  quality: Metrics;
-  load: LoadResult[];
-}
 
 /** This folder of the build (dist/tools/bench): the ingest, load and peer scripts. */
 const BENCH = __dirname;
@@ -362,66 +347,6 @@ async function loadChild(spec: LoadSpec, bodies: boolean): Promise<LoadResult> {
   );
 }
 
-/** Runs `script SPEC.json` in a new Node process and parses what it prints. */
-async function jsonChild<T>(
-  script: string,
-  spec: unknown,
-  env: NodeJS.ProcessEnv,
-  args: string[] = [],
-): Promise<T> {
-  const specFile = writeSpec(dirname(script), 'spec', spec);
-  try {
-    const child = spawn(process.execPath, [script, specFile, ...args], {
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    const code = await new Promise<number | null>((done) => child.on('close', done));
-    if (code !== 0) throw new Error(`${script} failed (exit ${code})`);
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
-  } finally {
-    rmSync(specFile, { force: true });
-  }
-}
-
-function writeSpec(dir: string, name: string, spec: unknown): string {
-  const path = join(dir, `.${name}-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(path, JSON.stringify(spec));
-  return path;
-}
-
-async function ready(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 30 * 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
-    const status = await fetch(url).then(
-      (res) => res.status,
-      () => 0,
-    );
-    if (status === 200) return;
-    await new Promise((done) => setTimeout(done, 50));
-  }
-  throw new Error(`${url} not ready after 30 minutes`);
-}
-
-function firstLine(child: ChildProcess): Promise<string> {
-  return new Promise((done, fail) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.once('line', done);
-    child.once('exit', (code) => fail(new Error(`peer exited with code ${code}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const closed = new Promise((done) => child.once('exit', done));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await closed;
-  clearTimeout(timer);
-}
-
 /** `10k`, `100k`, `1M` or a plain number. */
 export function parseCount(text: string): number {
   const match = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(text.trim());
@@ -452,107 +377,4 @@ function describeMix(requests: BenchRequest[]) {
     k20: share((r) => r.k === 20),
     k100: share((r) => r.k === 100),
   };
-}
-
-function printTables(engines: EngineReport[], levels: number[], queries: number): void {
-  const mb = (bytes: number | null) => (bytes === null ? '-' : (bytes / 2 ** 20).toFixed(0));
-  const f = (n: number | null, digits = 1) =>
-    n === null || Number.isNaN(n) ? '-' : n.toFixed(digits);
-  const rows: string[][] = [
-    ['engine', 'facts', 'ingest/s', 'index s', 'disk MB', 'open s', 'RSS ingest', 'RSS serve'],
-    ...engines.map((e) => [
-      e.engine,
-      String(e.build.facts),
-      f(e.build.factsPerSecond, 0),
-      f(e.build.indexSeconds),
-      mb(e.build.diskBytes),
-      f(e.build.openSeconds, 2),
-      mb(e.build.peakRssBytes.ingest),
-      mb(e.build.peakRssBytes.serve),
-    ]),
-  ];
-  console.log(table(rows));
-  const search: string[][] = [['engine', 'conc', 'p50 ms', 'p95 ms', 'p99 ms', 'req/s']];
-  for (const e of engines) {
-    e.load.forEach((run, i) =>
-      search.push([
-        e.engine,
-        String(levels[i]),
-        f(run.p50),
-        f(run.p95),
-        f(run.p99),
-        f(run.perSecond),
-      ]),
-    );
-  }
-  console.log('\n' + table(search));
-  // Where the tail comes from, one at a time: what each kind of date window costs.
-  const windows: string[][] = [
-    ['engine', 'c=1 window', 'requests', 'p50 ms', 'p95 ms', 'max ms', 'in slowest 1%'],
-  ];
-  for (const e of engines) {
-    for (const [window, run] of Object.entries(e.load[0]?.byWindow ?? {}).sort()) {
-      windows.push([
-        e.engine,
-        window,
-        String(run.requests),
-        f(run.p50),
-        f(run.p95),
-        f(run.max),
-        String(run.slowest),
-      ]);
-    }
-  }
-  console.log('\n' + table(windows));
-  const quality: string[][] = [
-    ['engine', 'recall@1', 'recall@5', 'recall@10', 'MRR', 'first', 'outside'],
-  ];
-  for (const e of engines) {
-    const q = e.quality;
-    quality.push([
-      e.engine,
-      f(q.recallAt1, 3),
-      f(q.recallAt5, 3),
-      f(q.recallAt10, 3),
-      f(q.mrr, 3),
-      f(q.firstCorrect, 3),
-      String(q.outsideWindow),
-    ]);
-  }
-  console.log(`\n${queries} dev queries, k ${EVAL_K}, against distractors:\n` + table(quality));
-  if (engines.length > 1) {
-    // Each other engine against the embedded store, measured in the same run.
-    const [ours, ...others] = engines;
-    const ratio = (a: number, b: number) => (b ? (a / b).toFixed(2) : '-');
-    const ratios: string[][] = [
-      [
-        '÷ freshfacts (embedded)',
-        ...levels.flatMap((c) => [`p50 c=${c}`, `p99 c=${c}`, `req/s c=${c}`]),
-        'recall@10',
-      ],
-    ];
-    for (const other of others) {
-      ratios.push([
-        other.engine,
-        ...levels.flatMap((_, i) => [
-          ratio(other.load[i].p50, ours.load[i].p50),
-          ratio(other.load[i].p99, ours.load[i].p99),
-          ratio(other.load[i].perSecond, ours.load[i].perSecond),
-        ]),
-        ratio(other.quality.recallAt10, ours.quality.recallAt10),
-      ]);
-    }
-    console.log('\n' + table(ratios));
-  }
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
-        .join('  '),
-    )
-    .join('\n');
 }
