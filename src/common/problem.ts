@@ -18,33 +18,6 @@ export function problemType(slug: string): string {
 export type ProblemHeaders = Record<string, string | string[]>;
 
 /**
- * An error the service raises on purpose, with the status and problem body it maps
- * to. Services throw subclasses; one exception filter renders them.
- */
-export class ProblemError extends Error {
-  constructor(
-    readonly status: number,
-    readonly slug: string,
-    readonly title: string,
-    readonly detail: string,
-    readonly extensions: Record<string, unknown> = {},
-    readonly headers: ProblemHeaders = {},
-  ) {
-    super(detail);
-  }
-
-  toProblem(): Problem {
-    return {
-      type: problemType(this.slug),
-      title: this.title,
-      status: this.status,
-      detail: this.detail,
-      ...this.extensions,
-    };
-  }
-}
-
-/**
  * An error a service raises on purpose, in the terms of its problem body (type, title,
  * detail, extension members) and the headers that go with it, but without an HTTP
  * status: the problem filter's one table maps each problem type to its status.
@@ -63,6 +36,33 @@ export class DomainError extends Error {
   /** The problem type's URI. */
   get type(): string {
     return problemType(this.slug);
+  }
+}
+
+/**
+ * An error of the HTTP edge that carries its status itself (a body too large, a request
+ * that fails validation): the domain error of a layer that knows HTTP.
+ */
+export class ProblemError extends DomainError {
+  constructor(
+    readonly status: number,
+    slug: string,
+    title: string,
+    detail: string,
+    extensions: Record<string, unknown> = {},
+    headers: ProblemHeaders = {},
+  ) {
+    super(slug, title, detail, extensions, headers);
+  }
+
+  toProblem(): Problem {
+    return {
+      type: this.type,
+      title: this.title,
+      status: this.status,
+      detail: this.detail,
+      ...this.extensions,
+    };
   }
 }
 

@@ -1,12 +1,11 @@
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 
 /** The database cannot be used as configured; the message says what to do. */
 export class DatabaseSetupError extends Error {}
 
-export class DatabaseUnavailableError extends ProblemError {
+export class DatabaseUnavailableError extends DomainError {
   constructor() {
     super(
-      503,
       'database-unavailable',
       'Database unavailable',
       'The database cannot be reached right now; the call was not counted. Retry shortly.',

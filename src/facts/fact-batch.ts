@@ -1,5 +1,5 @@
 import { nestsDeeperThan, MAX_JSON_DEPTH, wellFormed } from '../common/json-text';
-import { ProblemError, RequestValidationError } from '../common/problem';
+import { DomainError, RequestValidationError } from '../common/problem';
 import { checkFact, ParsedLine } from './fact-record';
 
 /** The most facts one push may hold; they are stored in one transaction. */
@@ -14,10 +14,9 @@ export interface BatchLine {
 }
 
 /** A push over MAX_PUSH_FACTS facts. */
-export class BatchTooLargeError extends ProblemError {
+export class BatchTooLargeError extends DomainError {
   constructor(facts: number) {
     super(
-      413,
       'payload-too-large',
       'Request body too large',
       `A push holds at most ${MAX_PUSH_FACTS} facts (and ${PUSH_BODY_LIMIT / 1024} KiB); ` +

@@ -1,25 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 import { EMBEDDER, Embedder, EmbeddingError } from '../embeddings/embedder';
 import { FactsRepository, StoredFact } from './facts.repository';
 import { RetractedFact, Retraction, RetractionsRepository } from './retractions.repository';
 import { StatisticsRepository } from './statistics.repository';
 
-export class FactNotFoundError extends ProblemError {
+export class FactNotFoundError extends DomainError {
   constructor(id: string) {
-    super(404, 'fact-not-found', 'No such fact', `no fact ${id}`);
+    super('fact-not-found', 'No such fact', `no fact ${id}`);
   }
 }
 
-export class FactRetractedError extends ProblemError {
+export class FactRetractedError extends DomainError {
   constructor(id: string) {
-    super(409, 'fact-retracted', 'Fact already retracted', `fact ${id} is already retracted`);
+    super('fact-retracted', 'Fact already retracted', `fact ${id} is already retracted`);
   }
 }
 
-export class FactNotRetractedError extends ProblemError {
+export class FactNotRetractedError extends DomainError {
   constructor(id: string) {
-    super(409, 'fact-not-retracted', 'Fact not retracted', `fact ${id} is not retracted`);
+    super('fact-not-retracted', 'Fact not retracted', `fact ${id} is not retracted`);
   }
 }
 
@@ -87,7 +87,7 @@ export class RetractionsService {
     return this.show(id);
   }
 
-  private async refusal(id: string, action: 'retract' | 'restore'): Promise<ProblemError> {
+  private async refusal(id: string, action: 'retract' | 'restore'): Promise<DomainError> {
     const state = await this.retractions.state(id);
     if (state === 'retracted' && action === 'retract') return new FactRetractedError(id);
     if (state === 'live' && action === 'restore') return new FactNotRetractedError(id);

@@ -37,6 +37,17 @@ const STATUSES: Record<string, number> = {
   'verification-failed': 402,
   // search
   'embedder-unavailable': 503,
+  // facts: retractions and pushes
+  'fact-not-found': 404,
+  'fact-retracted': 409,
+  'fact-not-retracted': 409,
+  'payload-too-large': 413,
+  // sources
+  'invalid-source': 422,
+  'source-exists': 409,
+  'source-not-found': 404,
+  // database
+  'database-unavailable': 503,
 };
 
 /** The status a domain error is answered with; 500 for a problem type the table lacks. */
@@ -62,7 +73,7 @@ export class ProblemFilter implements ExceptionFilter {
     if (isDatabaseUnavailable(error)) {
       this.logger.warn(`database unavailable: ${(error as Error).message}`);
       const unavailable = new DatabaseUnavailableError();
-      return [unavailable.toProblem(), unavailable.headers];
+      return [domainProblem(unavailable), unavailable.headers];
     }
     if (error instanceof HttpException) {
       const status = error.getStatus();

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Parser, SparqlQuery } from 'sparqljs';
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 import { SOURCE_KINDS, SourceKind } from './sources.repository';
 
 /** A source given wrongly; the message says how. */
-export class SourceInputError extends ProblemError {
+export class SourceInputError extends DomainError {
   constructor(detail: string) {
-    super(422, 'invalid-source', 'Invalid source', detail);
+    super('invalid-source', 'Invalid source', detail);
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ProblemError } from '../common/problem';
+import { DomainError } from '../common/problem';
 import { Article } from './articles/article';
 
 export const SOURCE_KINDS = ['feed', 'page', 'wikidata', 'sparql'] as const;
@@ -51,15 +51,15 @@ const COLUMNS = `id::text AS id, url, kind, query, every_seconds, next_run_at, e
 /** First retry after a failure; doubles with each failure up to the source's interval. */
 const FIRST_RETRY_SECONDS = 60;
 
-export class SourceExistsError extends ProblemError {
+export class SourceExistsError extends DomainError {
   constructor(detail: string) {
-    super(409, 'source-exists', 'Source exists', detail);
+    super('source-exists', 'Source exists', detail);
   }
 }
 
-export class SourceNotFoundError extends ProblemError {
+export class SourceNotFoundError extends DomainError {
   constructor(detail: string) {
-    super(404, 'source-not-found', 'No such source', detail);
+    super('source-not-found', 'No such source', detail);
   }
 }
 
