@@ -5,6 +5,9 @@
 -- $2 = [250000,-500000,125000]
 -- $3 = "2020-01-01"
 -- $4 = "2020-06-30"
+-- $5 = 0.7
+-- $6 = true
+-- $7 = false
 WITH terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
@@ -73,7 +76,7 @@ WITH terms AS (
     ),
     fused AS (SELECT *, 0.3::float8 * cos + (1 - 0.3::float8) * lex AS score FROM scored),
     cut AS (
-      SELECT greatest(0.15::float8, 0.7::float8 * max(score)) AS bar, max(lex) AS top_lex
+      SELECT greatest(0.15::float8, $5::float8 * max(score)) AS bar, max(lex) AS top_lex
       FROM fused
     ),
     close AS (
@@ -89,4 +92,7 @@ WITH terms AS (
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int)
     )
     SELECT question, answer, true_by, sources, score, close FROM picked
-    ORDER BY day DESC NULLS LAST, (question ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = false DESC, score DESC, id LIMIT 10::int;
+    ORDER BY CASE WHEN $6::boolean THEN day END DESC NULLS LAST,
+      CASE WHEN NOT $6::boolean THEN score END DESC, (question ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $7::boolean DESC,
+      CASE WHEN $6::boolean THEN score END DESC,
+      CASE WHEN NOT $6::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
