@@ -60,6 +60,12 @@ function program(): Command {
     .description('Dated, sourced facts for LLM agents.')
     .exitOverride()
     .showHelpAfterError();
+  for (const add of [serving, loading, measuring, sourcing, factsKept, accounting]) add(cli);
+  return cli;
+}
+
+/** serve and mcp: the service itself. */
+function serving(cli: Command): void {
   cli
     .command('serve')
     .description('serve the HTTP API (loads the shipped corpus into an empty database)')
@@ -75,6 +81,10 @@ function program(): Command {
     .option('--key <key>', 'its API key (default: FRESHFACTS_API_KEY)')
     .option('--embedded', 'serve the tools from the local data folder, without HTTP or key')
     .action((options: McpOptions) => mcpCommand(options));
+}
+
+/** What fills the store: ingest, embed, reembed. */
+function loading(cli: Command): void {
   cli
     .command('ingest <file>')
     .description('load facts from a JSON Lines file; bad lines are listed and skipped')
@@ -90,6 +100,10 @@ function program(): Command {
     .command('reembed')
     .description('re-embed every stored fact with the configured encoder (after changing it)')
     .action(async () => exit(await reembedCommand()));
+}
+
+/** eval and bench: quality and speed. */
+function measuring(cli: Command): void {
   cli
     .command('eval <queries>')
     .description('retrieval quality on a queries file (see corpus/README.md)')
@@ -128,6 +142,10 @@ function program(): Command {
     .option('--out <file>', 'where the JSON goes (default bench/results/bench-N.json)')
     .option('--json', 'print the JSON instead of tables')
     .action(async (options: BenchOptions) => exit(await benchCommand(options)));
+}
+
+/** sources: the upstreams that keep facts current. */
+function sourcing(cli: Command): void {
   const sources = cli.command('sources').description('upstream sources that keep facts current');
   sources
     .command('add [url]')
@@ -155,6 +173,10 @@ function program(): Command {
     .option('--once', 'one pass over the due sources, then exit (1 if any failed)')
     .option('--all', 'with --once: every source, due or not')
     .action(async (options: { once?: boolean; all?: boolean }) => exit(await runSources(options)));
+}
+
+/** facts: stored facts, looked up, taken back, explained. */
+function factsKept(cli: Command): void {
   const facts = cli.command('facts').description('stored facts');
   facts
     .command('show <id>')
@@ -187,6 +209,10 @@ function program(): Command {
     .action(async (question: string, options: ExplainOptions) =>
       exit(await explainSearch(question, options)),
     );
+}
+
+/** db, accounts and keys: the operator's housekeeping. */
+function accounting(cli: Command): void {
   cli
     .command('db')
     .description('the database')
@@ -213,7 +239,6 @@ function program(): Command {
     .command('list')
     .requiredOption('--email <email>')
     .action(async (options: { email: string }) => exit(await listKeys(options)));
-  return cli;
 }
 
 function exit(code: number): void {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource, DataSourceOptions, MigrationExecutor } from 'typeorm';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { MIGRATIONS } from '../../migrations';
 import { AppConfig } from '../config/config';
 import { DataDirLock } from './data-dir-lock';
@@ -94,27 +95,7 @@ async function dataSourceOptions(
   entities: EntityList,
 ): Promise<DataSourceOptions> {
   const common = { type: 'postgres' as const, entities, migrations: MIGRATIONS };
-  if (config.databaseUrl) {
-    // The session settings are the role's defaults in this database (prepareServer),
-    // not a startup parameter, which PgBouncer refuses.
-    return {
-      ...common,
-      url: config.databaseUrl,
-      poolSize: config.dbPoolSize,
-      // A request waits at most this long for a connection, then answers 503, rather
-      // than hanging while the server is down; the pool reconnects by itself.
-      extra: {
-        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-        keepAlive: true,
-        // Idle connections stay open (pg's pool closes them after 10 s by default). A
-        // new backend pays for its start, its catalog caches, a plan of each statement
-        // and the first touch of its memory: 3 ms more per search over its first
-        // hundreds (100k), and after any pause of 10 s every connection was new.
-        idleTimeoutMillis: 0,
-        ...(config.dbPreparedStatements ? { Client: PreparingClient } : {}),
-      },
-    };
-  }
+  if (config.databaseUrl) return serverOptions(config, common);
   const dir = join(config.dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
   const lock = DataDirLock.acquire(config.dataDir);
@@ -130,6 +111,32 @@ async function dataSourceOptions(
     lock.release();
     throw err;
   }
+}
+
+/** A pool of connections to the PostgreSQL server of `DATABASE_URL`. */
+function serverOptions(
+  config: AppConfig,
+  common: Omit<PostgresConnectionOptions, 'url'>,
+): DataSourceOptions {
+  // The session settings are the role's defaults in this database (prepareServer),
+  // not a startup parameter, which PgBouncer refuses.
+  return {
+    ...common,
+    url: config.databaseUrl,
+    poolSize: config.dbPoolSize,
+    // A request waits at most this long for a connection, then answers 503, rather
+    // than hanging while the server is down; the pool reconnects by itself.
+    extra: {
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      // Idle connections stay open (pg's pool closes them after 10 s by default). A
+      // new backend pays for its start, its catalog caches, a plan of each statement
+      // and the first touch of its memory: 3 ms more per search over its first
+      // hundreds (100k), and after any pause of 10 s every connection was new.
+      idleTimeoutMillis: 0,
+      ...(config.dbPreparedStatements ? { Client: PreparingClient } : {}),
+    },
+  };
 }
 
 const CONNECT_TIMEOUT_MS = 5000;
