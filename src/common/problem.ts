@@ -37,6 +37,12 @@ export class DomainError extends Error {
   get type(): string {
     return problemType(this.slug);
   }
+
+  /** The problem body of this error, answered with `status`. */
+  toProblemWith(status: number): Problem {
+    const { type, title, detail, extensions } = this;
+    return { type, title, status, detail, ...extensions };
+  }
 }
 
 /**
@@ -56,13 +62,7 @@ export class ProblemError extends DomainError {
   }
 
   toProblem(): Problem {
-    return {
-      type: this.type,
-      title: this.title,
-      status: this.status,
-      detail: this.detail,
-      ...this.extensions,
-    };
+    return this.toProblemWith(this.status);
   }
 }
 

@@ -69,11 +69,11 @@ export class ProblemFilter implements ExceptionFilter {
   /** The problem (and headers) an error is answered with; also for MCP tool errors. */
   toProblem(error: unknown): [Problem, ProblemHeaders] {
     if (error instanceof ProblemError) return [error.toProblem(), error.headers];
-    if (error instanceof DomainError) return [domainProblem(error), error.headers];
+    if (error instanceof DomainError) return [error.toProblemWith(statusOf(error)), error.headers];
     if (isDatabaseUnavailable(error)) {
       this.logger.warn(`database unavailable: ${(error as Error).message}`);
       const unavailable = new DatabaseUnavailableError();
-      return [domainProblem(unavailable), unavailable.headers];
+      return [unavailable.toProblemWith(statusOf(unavailable)), unavailable.headers];
     }
     if (error instanceof HttpException) {
       const status = error.getStatus();
@@ -98,12 +98,6 @@ export class ProblemFilter implements ExceptionFilter {
       {},
     ];
   }
-}
-
-/** The problem body of a domain error, its status from the table. */
-function domainProblem(error: DomainError): Problem {
-  const { type, title, detail, extensions } = error;
-  return { type, title, status: statusOf(error), detail, ...extensions };
 }
 
 export function sendProblem(
