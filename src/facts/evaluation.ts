@@ -3,7 +3,7 @@ import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { FactDto } from './fact.dto';
 import { namesPredecessor, QueryForm, queryForm } from './query-form';
 import { Ranking } from './ranking';
-import { relativeThreshold } from './ranking-sql';
+import { relativeThreshold, subjectShare } from './ranking-sql';
 import { Candidate, RankingRepository } from './ranking.repository';
 
 /** One line of a queries file (corpus/queries-dev.jsonl). */
@@ -155,7 +155,9 @@ export async function sweep(
               };
               trials.push({
                 ranking,
-                hits: pools.map((pool, i) => hitOf(queries[i], replay(pool, ranking, forms[i]))),
+                hits: pools.map((pool, i) =>
+                  hitOf(queries[i], replay(pool, { ...base, ...ranking }, forms[i])),
+                ),
               });
             }
           }
@@ -220,7 +222,12 @@ export interface Scored {
 
 type Cut = Pick<
   Ranking,
-  'closeThreshold' | 'relativeThreshold' | 'keywordRelativeThreshold' | 'lexicalShare'
+  | 'closeThreshold'
+  | 'relativeThreshold'
+  | 'keywordRelativeThreshold'
+  | 'lexicalShare'
+  | 'subjectShare'
+  | 'shortQuestionTerms'
 >;
 
 /**
@@ -245,18 +252,27 @@ export function fuse(pool: Candidate[], ranking: Pick<Ranking, 'semanticWeight'>
 }
 
 /**
- * `closeMatches` of ranking-sql.ts: the k best over both bars, or when none is, the k
- * nearest.
+ * `closeMatches` of ranking-sql.ts: the k best over the bars (with the subject test for
+ * a short question), or when none is, the k nearest.
  */
 export function closeMatches(scored: Scored[], ranking: Cut, form: QueryForm, k: number): Scored[] {
+  if (!scored.length) return [];
   const bar = Math.max(
     ranking.closeThreshold,
     relativeThreshold(ranking, form) * Math.max(...scored.map((s) => s.score)),
   );
   const lexBar = ranking.lexicalShare * Math.max(...scored.map((s) => s.c.lex));
-  const close = scored.filter((s) => s.score >= bar && s.c.lex >= lexBar);
+  const best = [...scored].sort(byRank)[0].c.held;
+  const short = scored[0].c.queryTerms <= ranking.shortQuestionTerms;
+  const subject = short ? subjectShare(ranking, form) : 0;
+  const bestWeight = sum(Object.values(best));
+  const agrees = (s: Scored) =>
+    sum(Object.keys(s.c.held).map((term) => best[term] ?? 0)) >= subject * bestWeight - 1e-9;
+  const close = scored.filter((s) => s.score >= bar && s.c.lex >= lexBar && agrees(s));
   return (close.length ? close : scored).sort(byScore).slice(0, k);
 }
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 /**
  * `order` of ranking-sql.ts on a timeline (the order the sweep calibrates for): newest
@@ -278,6 +294,10 @@ const day = (s: Scored) => s.c.true_by ?? '';
 /** Higher score first; of equal scores the newer, undated last: as the SQL orders them. */
 const byScore = (a: Scored, b: Scored) =>
   b.score - a.score || (day(a) < day(b) ? 1 : day(a) > day(b) ? -1 : 0);
+
+/** `byScore`, then the lower id: the CTE `best`'s order, one fact however many tie. */
+const byRank = (a: Scored, b: Scored) =>
+  byScore(a, b) || (BigInt(a.c.id) < BigInt(b.c.id) ? -1 : BigInt(a.c.id) > BigInt(b.c.id) ? 1 : 0);
 
 function range(from: number, to: number, step: number): number[] {
   const out: number[] = [];

@@ -105,7 +105,12 @@ export function rankingStatement(
   return [
     `${sql},
     ${fuse(ranking)},
-    ${closeMatches(ranking, `${$(relativeThreshold(ranking, form))}::float8`, search.k)}
+    ${closeMatches(
+      ranking,
+      `${$(relativeThreshold(ranking, form))}::float8`,
+      `${$(subjectShare(ranking, form))}::float8`,
+      search.k,
+    )}
     ${order(`${$(search.timeline)}::boolean`, `${$(form.previous)}::boolean`, search.k)}`,
     params,
   ];
@@ -230,7 +235,8 @@ function series(parts: Parts): string {
 
 /**
  * Each candidate with both signals in 0..1: `cos`, and `lex`, the weighted share of the
- * query's terms it holds (see `terms`; answer-only terms counting `answerWeight`).
+ * query's terms it holds (see `terms`; answer-only terms counting `answerWeight`); and
+ * `held`, those terms (for the close-match cut's subject test).
  */
 function scoring(parts: Parts, ranking: Ranking): string {
   const answerWeight = float(ranking.answerWeight);
@@ -238,11 +244,13 @@ function scoring(parts: Parts, ranking: Ranking): string {
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
              f.sources, f.true_by AS day,
              1 - (f.embedding <=> ${parts.v}) AS cos,
-             coalesce(
-               (SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE ${answerWeight} END)
-                FROM terms t WHERE f.search_text @@ t.any_field)
-               / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex
-      FROM facts f
+             coalesce(h.weight / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex,
+             coalesce(h.held, '{}') AS held
+      FROM facts f CROSS JOIN LATERAL (
+        SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE ${answerWeight} END) AS weight,
+               array_agg(t.lexeme) AS held
+        FROM terms t WHERE f.search_text @@ t.any_field
+      ) h
       WHERE f.id = ANY (ARRAY(SELECT id FROM drawn UNION SELECT id FROM series))
     )`;
 }
@@ -257,23 +265,39 @@ function fuse(ranking: Ranking): string {
 }
 
 /**
- * The close-match cut, ending in the CTE `picked`: the k best facts over both bars
- * (score, and share of the best lexical score), or when none is, the k nearest,
- * marked not close. Mirror: `closeMatches` in evaluation.ts.
+ * The close-match cut, ending in the CTE `picked`: the k best facts over the bars
+ * (score, share of the best lexical score, and for a short question the subject test),
+ * or when none is, the k nearest, marked not close. Mirror: `closeMatches` in
+ * evaluation.ts.
+ *
+ * The subject test: a short question ("Which position did X hold?", at most
+ * `shortQuestionTerms` terms) names a subject and a relation, and its best match is
+ * about that subject; a close match must then hold at least `subject` of the weight of
+ * the query terms the best match holds. Another subject's fact that shares only the
+ * question's relation word ("subsidiary", "terminus") holds none of the best match's
+ * subject, even when its words are as rare (dev first answer 0.909 → 0.947). A long
+ * question (a news quiz's) is matched by facts that each share a different part of it,
+ * so it is not held to the best match's words; `subject` is 0 for keywords alike.
  */
-function closeMatches(ranking: Ranking, relative: string, k: number): string {
-  const [threshold, lexical, limit] = [
+function closeMatches(ranking: Ranking, relative: string, subject: string, k: number): string {
+  const [threshold, lexical, short, limit] = [
     float(ranking.closeThreshold),
     float(ranking.lexicalShare),
+    int(ranking.shortQuestionTerms),
     int(k),
   ];
   return `cut AS (
-      SELECT greatest(${threshold}, ${relative} * max(score)) AS bar, max(lex) AS top_lex
+      SELECT greatest(${threshold}, ${relative} * max(score)) AS bar, max(lex) AS top_lex,
+             CASE WHEN (SELECT count(*) FROM terms) <= ${short} THEN ${subject} ELSE 0 END AS subject
       FROM fused
     ),
+    best AS (SELECT held FROM fused ORDER BY score DESC, day DESC NULLS LAST, id LIMIT 1),
     close AS (
-      SELECT f.* FROM fused f, cut
+      SELECT f.* FROM fused f, cut, best b
       WHERE f.score >= cut.bar AND f.lex >= ${lexical} * cut.top_lex
+        AND (SELECT coalesce(sum(t.weight), 0) FROM terms t
+             WHERE t.lexeme = ANY (b.held) AND t.lexeme = ANY (f.held))
+            >= cut.subject * (SELECT coalesce(sum(t.weight), 0) FROM terms t WHERE t.lexeme = ANY (b.held))
       -- The k closest; of equal ones (a series of one question) the newest.
       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${limit}
     ),
@@ -283,6 +307,11 @@ function closeMatches(ranking: Ranking, relative: string, k: number): string {
       (SELECT f.*, false FROM fused f WHERE NOT EXISTS (SELECT FROM close)
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${limit})
     )`;
+}
+
+/** The share of the best match's held weight a close match must hold (see `closeMatches`). */
+export function subjectShare(ranking: Pick<Ranking, 'subjectShare'>, form: QueryForm): number {
+  return form.keywords ? 0 : ranking.subjectShare;
 }
 
 /** The share of the best score a close match needs, for a query of this form. */

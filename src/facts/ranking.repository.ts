@@ -24,6 +24,10 @@ export interface Candidate {
   true_by: string | null;
   cos: number;
   lex: number;
+  /** The query terms it holds, with their weight (`terms` in ranking-sql.ts). */
+  held: Record<string, number>;
+  /** How many terms the query has: at most `shortQuestionTerms` makes it short. */
+  queryTerms: number;
 }
 
 /** Runs the ranking statements that ranking-sql.ts builds: searches, their plans, candidates. */
@@ -97,7 +101,11 @@ export class RankingRepository {
     const path = this.windowPath(search, ranking);
     const [sql, params] = candidateStatement(search, ranking, path);
     const rows = await this.db.query<Candidate[]>(
-      `${sql} SELECT id::text, question, answer, true_by, cos, lex FROM scored`,
+      `${sql} SELECT id::text, question, answer, true_by, cos, lex,
+         (SELECT coalesce(jsonb_object_agg(t.lexeme, t.weight), '{}') FROM terms t
+          WHERE t.lexeme = ANY (s.held)) AS held,
+         (SELECT count(*) FROM terms)::int AS "queryTerms"
+       FROM scored s`,
       params,
     );
     return rows.map((row) => ({ ...row, cos: Number(row.cos), lex: Number(row.lex) }));

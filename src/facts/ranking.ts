@@ -16,7 +16,8 @@ export interface Ranking {
    * The same share for a query of keywords rather than a question (`QueryForm`): a fact
    * that holds a few of a caller's chosen words is as likely the one meant as the fact
    * that holds the most, so the close set takes the k best above this share instead of
-   * the one strongest match (dev rtqa-evidence recall@10 0.867 → 0.933 at k 10).
+   * the one strongest match (dev rtqa-evidence recall@10 at k 10: 0.867 at 0.7, 0.900 at
+   * 0.5, 0.933 from 0.3 to 0.4, once short questions had the subject test).
    */
   keywordRelativeThreshold: number;
   /**
@@ -34,6 +35,18 @@ export interface Ranking {
    * about another subject that share the template stop counting as close matches.
    */
   termRarityPower: number;
+  /**
+   * A short question's close match holds at least this share of the weight of the query
+   * terms the best match holds: it is about the same subject (`closeMatches` in
+   * ranking-sql.ts). Any share from 0.1 to 0.3 gave the same dev figures.
+   */
+  subjectShare: number;
+  /**
+   * A question of at most this many terms is short: a subject and a relation. From 4 to
+   * 8 gave the same dev figures; from 10 the long questions of news quizzes lose answers
+   * that share none of the best match's words (rtqa-paired recall@10 0.917 → 0.896).
+   */
+  shortQuestionTerms: number;
   /** Terms in more than this share of facts do not select lexical candidates (they still score). */
   commonTermShare: number;
   /**
@@ -67,9 +80,11 @@ export const ENCODER_RANKING: Ranking = {
   answerWeight: 0.2,
   closeThreshold: 0.15,
   relativeThreshold: 0.7,
-  keywordRelativeThreshold: 0.5,
+  keywordRelativeThreshold: 0.4,
   lexicalShare: 0,
   termRarityPower: 3,
+  subjectShare: 0.2,
+  shortQuestionTerms: 6,
   commonTermShare: 0.1,
   maxTermFacts: 1000,
   scanWindowFactor: 1600,

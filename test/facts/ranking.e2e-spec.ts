@@ -92,18 +92,21 @@ describe('the calibration replay', () => {
 describe('the close-match cut', () => {
   // Hand-made candidates: the answer shares the question's rare words (lex 0.5), two
   // newer facts on the same topic only resemble it in meaning (cos high, lex 0.1).
+  const held = { held: {}, queryTerms: 4 };
   const pool = [
     { id: '1', question: 'answer', answer: 'A', true_by: '2022-07-22', cos: 0.5, lex: 0.5 },
     { id: '2', question: 'topic 1', answer: 'B', true_by: '2026-07-03', cos: 0.8, lex: 0.1 },
     { id: '3', question: 'topic 2', answer: 'C', true_by: '2026-04-10', cos: 0.75, lex: 0.1 },
     { id: '4', question: 'far', answer: 'D', true_by: '2026-08-01', cos: 0.1, lex: 0 },
-  ];
+  ].map((c) => ({ ...c, ...held }));
   const ranking = {
     semanticWeight: 0.5,
     closeThreshold: 0.25,
     relativeThreshold: 0.75,
     keywordRelativeThreshold: 0.5,
     lexicalShare: 0.4,
+    subjectShare: 0.2,
+    shortQuestionTerms: 6,
   };
   const question = queryForm('Which fact is the answer?');
   // Fused: 0.5, 0.45, 0.425, 0.05; the bar is max(0.25, 0.75 × 0.5) = 0.375.
@@ -252,5 +255,52 @@ describe('a long series of one question’s values', () => {
     expect(rows.map((row) => row.true_by)).toEqual(
       [2019, 2018, 2017, 2016, 2015].map((year) => `${year}-12-31`),
     );
+  });
+});
+
+describe('a short question names its subject', () => {
+  let t: TestApp;
+  // The dev set's case: the subject's facts lack the question's relation word, and other
+  // subjects' facts hold it; both words are in two facts each, so they weigh the same.
+  beforeAll(async () => {
+    t = await startApp({
+      facts: [
+        fact('What television station was part of RTVE from 1979 to 1989?', 'TVE', '1979-01-01'),
+        fact('What radio station was part of RTVE from 1937 to 1979?', 'RNE', '1937-01-01'),
+        fact(
+          'China Huaneng Group had the subsidiary of who from 1989 to 1994?',
+          'Huaneng Power',
+          '1989-02-01',
+        ),
+        fact(
+          'Tata Group had which subsidiary from 2008 to 2010?',
+          'Jaguar Land Rover',
+          '2008-06-02',
+        ),
+        ...OTHER,
+        ...matches(30),
+      ],
+    });
+  });
+  afterAll(() => t.close());
+
+  const answers = async (query: string, subjectShare?: number) => {
+    const facts = t.app.get(RankingRepository);
+    const embedder = t.app.get<Embedder>(EMBEDDER);
+    const [vector] = await embedder.embed([query]);
+    const ranking = { ...rankingFor(embedder.model), ...(subjectShare === 0 && { subjectShare }) };
+    const rows = await facts.search({ query, vector, k: 10, timeline: true }, ranking);
+    return rows.map((row) => row.answer);
+  };
+
+  it("answers with the subject's facts, not with other subjects' facts on the same relation", async () => {
+    expect(await answers('What was the subsidiary of RTVE?')).toEqual(['TVE', 'RNE']);
+    // Without the subject test the newer facts of other groups come first.
+    expect((await answers('What was the subsidiary of RTVE?', 0))[0]).toBe('Jaguar Land Rover');
+  });
+
+  it('does not hold keywords to the best match’s words', async () => {
+    const found = await answers('subsidiary RTVE station');
+    expect(found).toEqual(expect.arrayContaining(['TVE', 'Jaguar Land Rover']));
   });
 });

@@ -6,8 +6,9 @@
 -- $3 = "2020-01-01"
 -- $4 = "2020-06-30"
 -- $5 = 0.7
--- $6 = true
--- $7 = false
+-- $6 = 0.2
+-- $7 = true
+-- $8 = false
 WITH terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
@@ -62,21 +63,28 @@ WITH terms AS (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
              f.sources, f.true_by AS day,
              1 - (f.embedding <=> (SELECT $2::int4[]::vector)) AS cos,
-             coalesce(
-               (SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE 0.2::float8 END)
-                FROM terms t WHERE f.search_text @@ t.any_field)
-               / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex
-      FROM facts f
+             coalesce(h.weight / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex,
+             coalesce(h.held, '{}') AS held
+      FROM facts f CROSS JOIN LATERAL (
+        SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE 0.2::float8 END) AS weight,
+               array_agg(t.lexeme) AS held
+        FROM terms t WHERE f.search_text @@ t.any_field
+      ) h
       WHERE f.id = ANY (ARRAY(SELECT id FROM drawn UNION SELECT id FROM series))
     ),
     fused AS (SELECT *, 0.3::float8 * cos + (1 - 0.3::float8) * lex AS score FROM scored),
     cut AS (
-      SELECT greatest(0.15::float8, $5::float8 * max(score)) AS bar, max(lex) AS top_lex
+      SELECT greatest(0.15::float8, $5::float8 * max(score)) AS bar, max(lex) AS top_lex,
+             CASE WHEN (SELECT count(*) FROM terms) <= 6::int THEN $6::float8 ELSE 0 END AS subject
       FROM fused
     ),
+    best AS (SELECT held FROM fused ORDER BY score DESC, day DESC NULLS LAST, id LIMIT 1),
     close AS (
-      SELECT f.* FROM fused f, cut
+      SELECT f.* FROM fused f, cut, best b
       WHERE f.score >= cut.bar AND f.lex >= 0::float8 * cut.top_lex
+        AND (SELECT coalesce(sum(t.weight), 0) FROM terms t
+             WHERE t.lexeme = ANY (b.held) AND t.lexeme = ANY (f.held))
+            >= cut.subject * (SELECT coalesce(sum(t.weight), 0) FROM terms t WHERE t.lexeme = ANY (b.held))
       -- The k closest; of equal ones (a series of one question) the newest.
       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int
     ),
@@ -87,7 +95,7 @@ WITH terms AS (
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int)
     )
     SELECT question, answer, true_by, sources, score, close FROM picked
-    ORDER BY CASE WHEN $6::boolean THEN day END DESC NULLS LAST,
-      CASE WHEN NOT $6::boolean THEN score END DESC, (question ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $7::boolean DESC,
-      CASE WHEN $6::boolean THEN score END DESC,
-      CASE WHEN NOT $6::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
+    ORDER BY CASE WHEN $7::boolean THEN day END DESC NULLS LAST,
+      CASE WHEN NOT $7::boolean THEN score END DESC, (question ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $8::boolean DESC,
+      CASE WHEN $7::boolean THEN score END DESC,
+      CASE WHEN NOT $7::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
