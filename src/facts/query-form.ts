@@ -35,11 +35,20 @@ export const PREVIOUS_WORDS =
  */
 export const TENSE_WORDS = `${PREVIOUS_WORDS.replace(/\|/g, ' ')} current currently today nowadays latest recent recently incumbent`;
 
+/**
+ * "Formerly" or "previously" before a name gives an old name of the subject ("the CEO of
+ * X (formerly Twitter)"), not a predecessor of the holder: removed before the words
+ * above are looked for. Case-sensitive, as only the capital tells a name; the same
+ * syntax in both engines, as for PREVIOUS_WORDS (`order` in ranking-sql.ts).
+ */
+export const FORMER_NAME = '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])';
+
 const PREVIOUS = new RegExp(`\\b(${PREVIOUS_WORDS})\\b`, 'i');
+const FORMER_NAMES = new RegExp(FORMER_NAME, 'g');
 
 /** Whether `text` (a query, or a fact's question) speaks of a predecessor. */
 export function namesPredecessor(text: string): boolean {
-  return PREVIOUS.test(text);
+  return PREVIOUS.test(text.replace(FORMER_NAMES, ''));
 }
 
 /** The form of `query` (see `QueryForm`). */

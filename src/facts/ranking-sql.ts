@@ -1,5 +1,5 @@
 import { candidatesFor, Ranking } from './ranking';
-import { PREVIOUS_WORDS, QueryForm, queryForm, TENSE_WORDS } from './query-form';
+import { FORMER_NAME, PREVIOUS_WORDS, QueryForm, queryForm, TENSE_WORDS } from './query-form';
 import { searchText } from './search-text';
 
 /**
@@ -330,7 +330,7 @@ export function relativeThreshold(
  * Mirror: `order` in evaluation.ts.
  */
 function order(timeline: string, previous: string, k: number): string {
-  const tense = `(question ~* '\\m(${PREVIOUS_WORDS})\\M') = ${previous} DESC`;
+  const tense = `(regexp_replace(question, '${FORMER_NAME}', '', 'g') ~* '\\m(${PREVIOUS_WORDS})\\M') = ${previous} DESC`;
   // On a timeline: day, tense, score; otherwise score, tense, day. A key that does not
   // apply is null for every row, so it orders nothing.
   return `SELECT question, answer, true_by, sources, score, close FROM picked

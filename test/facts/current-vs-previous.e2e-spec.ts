@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SearchService } from '../../src/search/search.service';
 import { startApp, TestApp } from '../support/app';
-import { matches, OTHER } from '../support/corpus';
+import { fact, matches, OTHER } from '../support/corpus';
 
 /**
  * "Current" against "previous" on one day: a role's new and previous holder are both
@@ -72,6 +72,35 @@ describe('a role’s current and previous holder on the same day', () => {
     expect(await answers('Who was the chancellor of Germany before the current one?')).toEqual([
       'Olaf Scholz',
       'Friedrich Merz',
+    ]);
+  });
+});
+
+describe('a subject’s former name', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({
+      facts: [
+        fact(
+          'Which person heads Exampleco (formerly Oldco) as its chief?',
+          'Jane Roe',
+          '2025-03-01',
+        ),
+        fact('Who was the chief of Exampleco before Jane Roe?', 'John Doe', '2025-03-01'),
+        ...OTHER,
+      ],
+    });
+  });
+  afterAll(() => t.close());
+
+  it('does not make a fact about the present holder one about a predecessor', async () => {
+    const search = t.app.get(SearchService);
+    const answers = async (query: string) =>
+      (await search.find({ query, k: 10 })).facts.map((f) => f.answer);
+    expect(await answers('Who is the chief of Exampleco?')).toEqual(['Jane Roe', 'John Doe']);
+    expect(await answers('Who was the chief of Exampleco before the current one?')).toEqual([
+      'John Doe',
+      'Jane Roe',
     ]);
   });
 });

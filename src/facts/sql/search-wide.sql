@@ -101,6 +101,6 @@ WITH terms AS (
     )
     SELECT question, answer, true_by, sources, score, close FROM picked
     ORDER BY CASE WHEN $7::boolean THEN day END DESC NULLS LAST,
-      CASE WHEN NOT $7::boolean THEN score END DESC, (question ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $8::boolean DESC,
+      CASE WHEN NOT $7::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $8::boolean DESC,
       CASE WHEN $7::boolean THEN score END DESC,
       CASE WHEN NOT $7::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
