@@ -286,18 +286,24 @@ function closeMatches(ranking: Ranking, relative: string, subject: string, k: nu
     int(ranking.shortQuestionTerms),
     int(k),
   ];
-  return `cut AS (
+  // The subject test's bar is worked out once; 0 (a long question, keywords, a best
+  // match holding no query term) skips the test and its per-row sum.
+  return `best AS (SELECT held FROM fused ORDER BY score DESC, day DESC NULLS LAST, id LIMIT 1),
+    cut AS (
       SELECT greatest(${threshold}, ${relative} * max(score)) AS bar, max(lex) AS top_lex,
-             CASE WHEN (SELECT count(*) FROM terms) <= ${short} THEN ${subject} ELSE 0 END AS subject
+             (SELECT held FROM best) AS best_held,
+             CASE WHEN (SELECT count(*) FROM terms) <= ${short}
+               THEN ${subject} * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
+                                  WHERE t.lexeme = ANY (b.held))
+               ELSE 0 END AS subject_bar
       FROM fused
     ),
-    best AS (SELECT held FROM fused ORDER BY score DESC, day DESC NULLS LAST, id LIMIT 1),
     close AS (
-      SELECT f.* FROM fused f, cut, best b
+      SELECT f.* FROM fused f, cut
       WHERE f.score >= cut.bar AND f.lex >= ${lexical} * cut.top_lex
-        AND (SELECT coalesce(sum(t.weight), 0) FROM terms t
-             WHERE t.lexeme = ANY (b.held) AND t.lexeme = ANY (f.held))
-            >= cut.subject * (SELECT coalesce(sum(t.weight), 0) FROM terms t WHERE t.lexeme = ANY (b.held))
+        AND (cut.subject_bar = 0
+             OR (SELECT coalesce(sum(t.weight), 0) FROM terms t
+                 WHERE t.lexeme = ANY (cut.best_held) AND t.lexeme = ANY (f.held)) >= cut.subject_bar)
       -- The k closest; of equal ones (a series of one question) the newest.
       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${limit}
     ),

@@ -73,18 +73,22 @@ WITH terms AS (
       WHERE f.id = ANY (ARRAY(SELECT id FROM drawn UNION SELECT id FROM series))
     ),
     fused AS (SELECT *, 0.3::float8 * cos + (1 - 0.3::float8) * lex AS score FROM scored),
+    best AS (SELECT held FROM fused ORDER BY score DESC, day DESC NULLS LAST, id LIMIT 1),
     cut AS (
       SELECT greatest(0.15::float8, $5::float8 * max(score)) AS bar, max(lex) AS top_lex,
-             CASE WHEN (SELECT count(*) FROM terms) <= 6::int THEN $6::float8 ELSE 0 END AS subject
+             (SELECT held FROM best) AS best_held,
+             CASE WHEN (SELECT count(*) FROM terms) <= 6::int
+               THEN $6::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
+                                  WHERE t.lexeme = ANY (b.held))
+               ELSE 0 END AS subject_bar
       FROM fused
     ),
-    best AS (SELECT held FROM fused ORDER BY score DESC, day DESC NULLS LAST, id LIMIT 1),
     close AS (
-      SELECT f.* FROM fused f, cut, best b
+      SELECT f.* FROM fused f, cut
       WHERE f.score >= cut.bar AND f.lex >= 0::float8 * cut.top_lex
-        AND (SELECT coalesce(sum(t.weight), 0) FROM terms t
-             WHERE t.lexeme = ANY (b.held) AND t.lexeme = ANY (f.held))
-            >= cut.subject * (SELECT coalesce(sum(t.weight), 0) FROM terms t WHERE t.lexeme = ANY (b.held))
+        AND (cut.subject_bar = 0
+             OR (SELECT coalesce(sum(t.weight), 0) FROM terms t
+                 WHERE t.lexeme = ANY (cut.best_held) AND t.lexeme = ANY (f.held)) >= cut.subject_bar)
       -- The k closest; of equal ones (a series of one question) the newest.
       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int
     ),
