@@ -94,9 +94,10 @@ export class ReadReplicas implements OnApplicationBootstrap, OnApplicationShutdo
    * all opened now. A new PostgreSQL backend plans each statement on its first run
    * (a generic plan, `plan_cache_mode`, kept per connection by `PreparingClient`),
    * fills its catalog caches and maps the pages of shared memory it touches, one
-   * page fault at a time: at 100k facts 65 ms of CPU over its first searches, which
-   * a pool that opens connections as load grows paid while answering its first burst
-   * of callers. One run of each statement on a connection pays all of it.
+   * page fault at a time: at 100k facts about 60 ms of CPU over its first searches
+   * (a third of it the plans), which a pool that opens connections as load grows
+   * paid while answering its first burst of callers. One run of each statement on a
+   * connection pays all of it (bench/README.md).
    */
   async warm(statements: [string, unknown[]][]): Promise<void> {
     const runners = Array.from(
