@@ -24,20 +24,18 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const app = await createApp(config);
   await app.init();
   const logger = new Logger('serve');
-  const facts = app.get(FactsRepository);
   await seedEmptyStore(app, config);
-  // The encoder loads lazily and PGlite's WASM runs slowly until V8 has optimised it:
-  // pay both before the first caller does.
-  await app.get(SearchService).find({ query: 'Who won the most recent election?' });
+  const facts = await app.get(FactsRepository).count();
+  // The last statements before the port opens, so that no caller (nor /readyz) meets
+  // a cold encoder, a cold WASM or a cold connection.
+  await app.get(SearchService).warm();
   await app.listen(config.port, config.host);
   if (config.sourcesWorker) app.get(SourcesWorker).start();
   const scheme = config.tlsCertFile ? 'https' : 'http';
   const server = app.getHttpServer() as import('node:net').Server;
   const { port } = server.address() as import('node:net').AddressInfo;
   announceServer(app, `${scheme}://${reachable(config.host)}:${port}`);
-  logger.log(
-    `${await facts.count()} facts; listening on ${scheme}://${config.host}:${port} (docs at /docs)`,
-  );
+  logger.log(`${facts} facts; listening on ${scheme}://${config.host}:${port} (docs at /docs)`);
 }
 
 /** An address this machine's command line reaches the server at. */

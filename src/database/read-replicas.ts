@@ -5,7 +5,7 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
-import { Pool } from 'pg';
+import { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig, CONFIG } from '../config/config';
 import { isDatabaseUnavailable } from './errors';
@@ -88,6 +88,49 @@ export class ReadReplicas implements OnApplicationBootstrap, OnApplicationShutdo
     return this.replicas.map(({ url, usable, lagMs, served }) => ({ url, usable, lagMs, served }));
   }
 
+  /**
+   * Runs `statements` on every connection that may answer a search: each of the
+   * primary's pooled connections (the embedded store has one) and of each replica's,
+   * all opened now. A new PostgreSQL backend plans each statement on its first run
+   * (a generic plan, `plan_cache_mode`, kept per connection by `PreparingClient`),
+   * fills its catalog caches and maps the pages of shared memory it touches, one
+   * page fault at a time: at 100k facts about 60 ms of CPU over its first searches
+   * (a third of it the plans), which a pool that opens connections as load grows
+   * paid while answering its first burst of callers. One run of each statement on a
+   * connection pays all of it (bench/README.md).
+   */
+  async warm(statements: [string, unknown[]][]): Promise<void> {
+    const runners = Array.from(
+      { length: this.config.databaseUrl ? this.config.dbPoolSize : 1 },
+      () => this.primary.createQueryRunner(),
+    );
+    try {
+      // Connected all at once, so that each is a connection of its own.
+      await Promise.all(runners.map((runner) => runner.connect()));
+      await Promise.all(
+        runners.map((runner) => runAll(statements, (sql, p) => runner.query(sql, p))),
+      );
+    } finally {
+      await Promise.all(runners.map((runner) => runner.release()));
+    }
+    await Promise.all(this.replicas.map((replica) => this.warmReplica(replica, statements)));
+  }
+
+  private async warmReplica(replica: Replica, statements: [string, unknown[]][]): Promise<void> {
+    const clients: PoolClient[] = [];
+    try {
+      for (let i = 0; i < this.config.dbPoolSize; i++) clients.push(await replica.pool.connect());
+      await Promise.all(
+        clients.map((client) => runAll(statements, (sql, p) => client.query(sql, p))),
+      );
+    } catch (err) {
+      // A replica that cannot be reached now is skipped by searches until it can.
+      if (!isDatabaseUnavailable(err)) throw err;
+    } finally {
+      for (const client of clients) client.release();
+    }
+  }
+
   /** Runs a read-only statement on a usable replica, else on the primary. */
   async query<T>(sql: string, params: unknown[]): Promise<T> {
     const usable = this.replicas.filter((replica) => replica.usable);
@@ -149,6 +192,13 @@ export class ReadReplicas implements OnApplicationBootstrap, OnApplicationShutdo
     replica.usable = usable;
     replica.lagMs = lagMs;
   }
+}
+
+async function runAll(
+  statements: [string, unknown[]][],
+  query: (sql: string, params: unknown[]) => Promise<unknown>,
+): Promise<void> {
+  for (const [sql, params] of statements) await query(sql, params);
 }
 
 /** A WAL position `X/Y` (two hexadecimal halves) as one number. */

@@ -83,7 +83,7 @@ export function candidateStatement(
     WITH ${terms(parts, ranking)},
     ${lexicalCandidates(parts, ranking, lexicalLimit)},
     ${semanticCandidates(parts, path, semanticLimit)},
-    ${drawn()},
+    ${drawn(parts)},
     ${series(parts)},
     ${scoring(parts, ranking)}`;
   return [sql, params];
@@ -213,45 +213,64 @@ function scanWindow(parts: Parts, gate: string, limit: string): string {
       )`;
 }
 
-/** The candidates of both sides, once each. */
-function drawn(): string {
-  return `drawn AS MATERIALIZED (SELECT id FROM lexical UNION SELECT id FROM semantic)`;
+/**
+ * The candidates of both sides, once each, fetched once: the columns scoring reads,
+ * and the hash of the question that its series is found by.
+ */
+function drawn(parts: Parts): string {
+  return `drawn AS MATERIALIZED (
+      SELECT ${scoredColumns(parts)}, md5(f.question) AS hash
+      FROM facts f WHERE f.id = ANY (ARRAY(SELECT id FROM lexical UNION SELECT id FROM semantic))
+    )`;
 }
 
-/** The newest k values inside the bounds of each drawn question (see the SQL comment). */
+/**
+ * The newest k values inside the bounds of each drawn question (see the SQL comment),
+ * but the drawn ones themselves. The series index gives each fact's row, so they are
+ * read here with what scoring reads, not fetched again by id.
+ */
 function series(parts: Parts): string {
   return `-- One question's values over time (a population, year by year) tie on both sides,
     -- which then return an arbitrary part of a long series: each drawn question also
     -- brings its newest values inside the bounds.
     series AS (
-      SELECT s.id
-      FROM (SELECT DISTINCT md5(f.question) AS hash FROM facts f WHERE f.id IN (SELECT id FROM drawn)) q
+      SELECT s.*
+      FROM (SELECT DISTINCT hash FROM drawn) q
       CROSS JOIN LATERAL (
-        SELECT f.id FROM facts f WHERE md5(f.question) = q.hash ${parts.within}
+        SELECT ${scoredColumns(parts)} FROM facts f WHERE md5(f.question) = q.hash ${parts.within}
         ORDER BY f.true_by DESC NULLS LAST LIMIT ${parts.k}
       ) s
+      WHERE s.id NOT IN (SELECT id FROM drawn)
     )`;
+}
+
+/** What scoring reads of a fact `f`, with its cosine similarity to the query. */
+function scoredColumns(parts: Parts): string {
+  return `f.id, f.question, f.answer, f.true_by, f.sources, f.search_text,
+             1 - (f.embedding <=> ${parts.v}) AS cos`;
 }
 
 /**
  * Each candidate with both signals in 0..1: `cos`, and `lex`, the weighted share of the
  * query's terms it holds (see `terms`; answer-only terms counting `answerWeight`); and
- * `held`, those terms (for the close-match cut's subject test).
+ * `held`, those terms (for the close-match cut's subject test). In the order of their
+ * ids, as the later stages have always seen them (ties keep it).
  */
 function scoring(parts: Parts, ranking: Ranking): string {
   const answerWeight = float(ranking.answerWeight);
   return `scored AS MATERIALIZED (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
-             f.sources, f.true_by AS day,
-             1 - (f.embedding <=> ${parts.v}) AS cos,
+             f.sources, f.true_by AS day, f.cos,
              coalesce(h.weight / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex,
              coalesce(h.held, '{}') AS held
-      FROM facts f CROSS JOIN LATERAL (
+      FROM (SELECT id, question, answer, true_by, sources, search_text, cos FROM drawn
+            UNION ALL SELECT * FROM series) f
+      CROSS JOIN LATERAL (
         SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE ${answerWeight} END) AS weight,
                array_agg(t.lexeme) AS held
         FROM terms t WHERE f.search_text @@ t.any_field
       ) h
-      WHERE f.id = ANY (ARRAY(SELECT id FROM drawn UNION SELECT id FROM series))
+      ORDER BY f.id
     )`;
 }
 

@@ -84,6 +84,39 @@ export class RankingRepository {
     }
   }
 
+  /**
+   * Runs `search` on every connection that may answer searches (`ReadReplicas.warm`),
+   * once as each distinct statement a search can be: for each of `ks`, without dates
+   * and on both window paths with a lower bound, an upper bound and both. Each text is
+   * planned and kept per connection, so each must run once; the dates differ only in
+   * what they read (a narrow window for the scan, a wide one for the walk).
+   */
+  async warm(search: FactSearch, ks: number[], ranking: Ranking): Promise<void> {
+    const day = (daysAgo: number) =>
+      new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+    // A scanned window is few facts (`windowPath`): the last month, or nothing before
+    // the first day there is; a walked one is the last ten years.
+    const windows: [WindowPath, Pick<FactSearch, 'minDay' | 'maxDay'>][] = [
+      ['none', {}],
+      ['scan', { minDay: day(30), maxDay: day(0) }],
+      ['scan', { minDay: day(30) }],
+      ['scan', { maxDay: '0001-01-01' }],
+      ['wide', { minDay: day(3650), maxDay: day(0) }],
+      ['wide', { minDay: day(3650) }],
+      ['wide', { maxDay: day(0) }],
+    ];
+    const statements = ks.flatMap((k) =>
+      windows.map(([path, window]) =>
+        rankingStatement(
+          { ...search, k, minDay: undefined, maxDay: undefined, ...window },
+          ranking,
+          path,
+        ),
+      ),
+    );
+    await this.reads.warm(statements);
+  }
+
   /** How the semantic side reaches a search's date window (see ranking-sql.ts). */
   private windowPath(search: FactSearch, ranking: Ranking): WindowPath {
     if (!search.minDay && !search.maxDay) return 'none';

@@ -71,6 +71,18 @@ export class SearchService {
     };
   }
 
+  /**
+   * Readies every connection that may answer a search before the first caller comes:
+   * loads the encoder, and runs the ranking statement on each connection in every
+   * form a search can take (`RankingRepository.warm`) for the k most calls ask for
+   * (the least, the default, the most), which on the embedded store also gives V8
+   * the time to optimise PGlite's WASM.
+   */
+  async warm(): Promise<void> {
+    const search = await this.factSearch({ query: 'Who won the most recent election?' }, undefined);
+    await this.facts.warm(search, [MIN_K, DEFAULT_K, MAX_K], rankingFor(this.queryEmbedder.model));
+  }
+
   /** The store's plan of the ranking statement for `request` (`facts explain`). */
   async explain(request: FactQuery): Promise<string> {
     const model = request.model_id ? this.cutoffs.lookup(request.model_id) : undefined;

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { buildConfig } from '../../src/config/config';
@@ -10,6 +13,7 @@ import {
 import { MaintenanceService } from '../../src/facts/maintenance.service';
 import { SearchService } from '../../src/search/search.service';
 import { startApp, TestApp } from '../support/app';
+import { serve } from '../support/cli';
 import { CATANIA } from '../support/corpus';
 import { freshDatabase, hasPgvector, POSTGRES_URL } from '../support/postgres';
 
@@ -210,6 +214,70 @@ describe('index builds on a PostgreSQL server', () => {
       expect(setting).toBe('1MB');
     } finally {
       for (const t of apps) await t.close();
+      await db.drop();
+    }
+  });
+});
+
+describe('connections warmed before the first search', () => {
+  // What a new backend pays on its first searches (plans, catalog caches, the first
+  // touch of shared memory) is paid at start-up, on every connection of the pool.
+  it('run every form of the ranking statement on each pooled connection', async () => {
+    if (!available) return;
+    const db = await freshDatabase('warm');
+    const t = await startApp({
+      facts: CATANIA,
+      env: { DATABASE_URL: db.url(), FRESHFACTS_DB_POOL_SIZE: '3' },
+    });
+    try {
+      await t.app.get(SearchService).warm();
+      // Held at once, the three runners are the pool's three connections.
+      const runners = [0, 1, 2].map(() => t.app.get(DataSource).createQueryRunner());
+      const prepared: number[] = [];
+      for (const runner of runners) {
+        const [{ count }] = (await runner.query(
+          `SELECT count(*)::int AS count FROM pg_prepared_statements
+           WHERE statement LIKE '%WITH terms AS%'`,
+        )) as { count: number }[];
+        prepared.push(count);
+      }
+      await Promise.all(runners.map((runner) => runner.release()));
+      // k 10, 20 and 100; no dates, and a scanned and a walked window each with a lower
+      // bound, an upper bound and both: 3 × 7 distinct statements.
+      expect(prepared).toEqual([21, 21, 21]);
+    } finally {
+      await t.close();
+      await db.drop();
+    }
+  });
+
+  it('by `serve` before it listens', async () => {
+    if (!available) return;
+    const db = await freshDatabase('serve_warm');
+    const dir = mkdtempSync(join(tmpdir(), 'freshfacts-warm-'));
+    try {
+      const server = await serve({
+        DATABASE_URL: db.url(),
+        FRESHFACTS_DB_POOL_SIZE: '3',
+        FRESHFACTS_DATA_DIR: dir,
+        FRESHFACTS_SEED_FILE: '',
+        FRESHFACTS_SOURCES_WORKER: 'off',
+      });
+      try {
+        // Nothing has called it yet: each connection's last statement is the warm-up's.
+        const backends = await db.admin.query<{ query: string }[]>(
+          `SELECT query FROM pg_stat_activity
+           WHERE datname = current_database() AND pid <> pg_backend_pid()
+             AND backend_type = 'client backend'`,
+        );
+        expect(backends.map((b) => b.query.trimStart().slice(0, 13))).toEqual(
+          Array(3).fill('WITH terms AS'),
+        );
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
       await db.drop();
     }
   });

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { ReadReplicas } from '../../src/database/read-replicas';
 import { IngestService } from '../../src/facts/ingest.service';
+import { SearchService } from '../../src/search/search.service';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA } from '../support/corpus';
 import { count, fire } from '../support/load';
@@ -67,6 +68,23 @@ describe('searches served by a streaming replica', () => {
     });
     expect(answer).toBe('Agnes Velvet');
     expect(served()).toBeGreaterThan(before);
+  });
+
+  it('warms every connection of the replica, as serve does before it listens', async () => {
+    if (!available) return;
+    await until(() => replicas().status()[0].usable);
+    await t.app.get(SearchService).warm();
+    const rows = pair
+      .onReplica(
+        `SELECT query LIKE '%WITH terms AS%' FROM pg_stat_activity
+         WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      )
+      .trim()
+      .split('\n');
+    // The pool's eight, all opened; the lag check, every half second, may have run on
+    // one of them since.
+    expect(rows).toHaveLength(8);
+    expect(rows.filter((row) => row.trim() === 't').length).toBeGreaterThanOrEqual(7);
   });
 
   it('skips a replica further behind than the bound; the primary answers', async () => {

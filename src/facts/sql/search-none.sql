@@ -39,30 +39,37 @@ WITH terms AS (
     semantic AS (
         SELECT f.id FROM facts f ORDER BY f.embedding <=> (SELECT $2::int4[]::vector) LIMIT 20::int
       ),
-    drawn AS MATERIALIZED (SELECT id FROM lexical UNION SELECT id FROM semantic),
+    drawn AS MATERIALIZED (
+      SELECT f.id, f.question, f.answer, f.true_by, f.sources, f.search_text,
+             1 - (f.embedding <=> (SELECT $2::int4[]::vector)) AS cos, md5(f.question) AS hash
+      FROM facts f WHERE f.id = ANY (ARRAY(SELECT id FROM lexical UNION SELECT id FROM semantic))
+    ),
     -- One question's values over time (a population, year by year) tie on both sides,
     -- which then return an arbitrary part of a long series: each drawn question also
     -- brings its newest values inside the bounds.
     series AS (
-      SELECT s.id
-      FROM (SELECT DISTINCT md5(f.question) AS hash FROM facts f WHERE f.id IN (SELECT id FROM drawn)) q
+      SELECT s.*
+      FROM (SELECT DISTINCT hash FROM drawn) q
       CROSS JOIN LATERAL (
-        SELECT f.id FROM facts f WHERE md5(f.question) = q.hash 
+        SELECT f.id, f.question, f.answer, f.true_by, f.sources, f.search_text,
+             1 - (f.embedding <=> (SELECT $2::int4[]::vector)) AS cos FROM facts f WHERE md5(f.question) = q.hash 
         ORDER BY f.true_by DESC NULLS LAST LIMIT 10::int
       ) s
+      WHERE s.id NOT IN (SELECT id FROM drawn)
     ),
     scored AS MATERIALIZED (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
-             f.sources, f.true_by AS day,
-             1 - (f.embedding <=> (SELECT $2::int4[]::vector)) AS cos,
+             f.sources, f.true_by AS day, f.cos,
              coalesce(h.weight / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex,
              coalesce(h.held, '{}') AS held
-      FROM facts f CROSS JOIN LATERAL (
+      FROM (SELECT id, question, answer, true_by, sources, search_text, cos FROM drawn
+            UNION ALL SELECT * FROM series) f
+      CROSS JOIN LATERAL (
         SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE 0.2::float8 END) AS weight,
                array_agg(t.lexeme) AS held
         FROM terms t WHERE f.search_text @@ t.any_field
       ) h
-      WHERE f.id = ANY (ARRAY(SELECT id FROM drawn UNION SELECT id FROM series))
+      ORDER BY f.id
     ),
     fused AS (SELECT *, 0.3::float8 * cos + (1 - 0.3::float8) * lex AS score FROM scored),
     best AS (SELECT held FROM fused ORDER BY score DESC, day DESC NULLS LAST, id LIMIT 1),
