@@ -262,7 +262,7 @@ export function closeMatches(scored: Scored[], ranking: Cut, form: QueryForm, k:
     relativeThreshold(ranking, form) * Math.max(...scored.map((s) => s.score)),
   );
   const lexBar = ranking.lexicalShare * Math.max(...scored.map((s) => s.c.lex));
-  const best = [...scored].sort(byRank)[0].c.held;
+  const best = [...scored].sort((a, b) => b.c.named - a.c.named || byRank(a, b))[0].c.held;
   const short = scored[0].c.queryTerms <= ranking.shortQuestionTerms;
   const subject = short ? subjectShare(ranking, form) : 0;
   const bestWeight = sum(Object.values(best));

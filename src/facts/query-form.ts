@@ -15,6 +15,13 @@ export interface QueryForm {
    * worded about a predecessor then come first, and otherwise last.
    */
   previous: boolean;
+  /**
+   * The words that name things ("Boeing", "RTVE", "Line 15"), space-separated: words
+   * with a capital after the first word, acronyms anywhere, and numbers after such a
+   * word. A short question's subject test is anchored on the fact that holds most of
+   * them (`closeMatches` in ranking-sql.ts).
+   */
+  names: string;
 }
 
 const QUESTION_WORD =
@@ -56,5 +63,21 @@ export function queryForm(query: string): QueryForm {
   return {
     keywords: !QUESTION_WORD.test(query) && !/\?\s*$/.test(query),
     previous: namesPredecessor(query),
+    names: namingWords(query),
   };
+}
+
+/** See `QueryForm.names`. The first word is capitalised as any sentence's is. */
+function namingWords(query: string): string {
+  const names: string[] = [];
+  let afterName = false;
+  (query.match(/[\p{L}\p{N}][\p{L}\p{N}'’.-]*/gu) ?? []).forEach((word, i) => {
+    const name =
+      (i > 0 && /^\p{Lu}/u.test(word)) ||
+      /^\p{Lu}[\p{Lu}\p{N}-]*\p{Lu}/u.test(word) ||
+      (afterName && /^\p{N}/u.test(word));
+    if (name) names.push(word);
+    afterName = name;
+  });
+  return names.join(' ');
 }

@@ -34,6 +34,8 @@ export type WindowPath = 'none' | 'scan' | 'wide';
 interface Parts {
   /** The search text, `$n`. */
   query: string;
+  /** The query's naming words (`QueryForm.names`), `$n`. */
+  names: string;
   /** The query vector as int4[], `$n`. */
   vector: string;
   /** The query vector as a vector, computed once (see `semanticCandidates`). */
@@ -60,11 +62,13 @@ export function candidateStatement(
   const params: unknown[] = [];
   const $ = (value: unknown) => `$${params.push(value)}`;
   const [query, vector] = [$(searchText(search.query)), $(quantise(search.vector))];
+  const names = $(searchText(queryForm(search.query).names));
   const [minDay, maxDay] = [search.minDay, search.maxDay].map((day) => day && `${$(day)}::date`);
   const window = (day: string) =>
     (minDay ? ` AND ${day} >= ${minDay}` : '') + (maxDay ? ` AND ${day} <= ${maxDay}` : '');
   const parts: Parts = {
     query,
+    names,
     vector,
     v: `(SELECT ${vector}::int4[]::vector)`,
     window,
@@ -117,8 +121,8 @@ export function rankingStatement(
 }
 
 /**
- * The query's lexemes with their weight (IDF to `termRarityPower`), and whether each
- * is rare enough to select candidates.
+ * The query's lexemes with their weight (IDF to `termRarityPower`), whether each is
+ * rare enough to select candidates, and whether it is one of the query's naming words.
  */
 function terms(parts: Parts, ranking: Ranking): string {
   const [commonShare, maxTermFacts] = [float(ranking.commonTermShare), int(ranking.maxTermFacts)];
@@ -129,6 +133,7 @@ function terms(parts: Parts, ranking: Ranking): string {
              power(ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)),
                    ${float(ranking.termRarityPower)}) AS weight,
              coalesce(s.ndoc, 0) <= least(c.facts * ${commonShare}, ${maxTermFacts}) AS selective,
+             t.lexeme = ANY (tsvector_to_array(to_tsvector('english', ${parts.names}))) AS named,
              quote_literal(t.lexeme)::tsquery AS any_field,
              (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
       FROM unnest(tsvector_to_array(to_tsvector('english', ${parts.query}))) AS t(lexeme)
@@ -253,7 +258,8 @@ function scoredColumns(parts: Parts): string {
 /**
  * Each candidate with both signals in 0..1: `cos`, and `lex`, the weighted share of the
  * query's terms it holds (see `terms`; answer-only terms counting `answerWeight`); and
- * `held`, those terms (for the close-match cut's subject test). In the order of their
+ * `held`, those terms, and `named`, the weight of the naming ones among them (for the
+ * close-match cut's subject test). In the order of their
  * ids, as the later stages have always seen them (ties keep it).
  */
 function scoring(parts: Parts, ranking: Ranking): string {
@@ -262,12 +268,12 @@ function scoring(parts: Parts, ranking: Ranking): string {
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
              f.sources, f.true_by AS day, f.cos,
              coalesce(h.weight / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex,
-             coalesce(h.held, '{}') AS held
+             coalesce(h.held, '{}') AS held, coalesce(h.named, 0) AS named
       FROM (SELECT id, question, answer, true_by, sources, search_text, cos FROM drawn
             UNION ALL SELECT * FROM series) f
       CROSS JOIN LATERAL (
         SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE ${answerWeight} END) AS weight,
-               array_agg(t.lexeme) AS held
+               array_agg(t.lexeme) AS held, sum(t.weight) FILTER (WHERE t.named) AS named
         FROM terms t WHERE f.search_text @@ t.any_field
       ) h
       ORDER BY f.id
@@ -290,9 +296,12 @@ function fuse(ranking: Ranking): string {
  * evaluation.ts.
  *
  * The subject test: a short question ("Which position did X hold?", at most
- * `shortQuestionTerms` terms) names a subject and a relation, and its best match is
- * about that subject; a close match must then hold at least `subject` of the weight of
- * the query terms the best match holds. Another subject's fact that shares only the
+ * `shortQuestionTerms` terms) names a subject and a relation. Its anchor is the best
+ * match of those that hold most of the question's naming words (`QueryForm.names`), or
+ * the best match when none does; a close match must hold at least `subject` of the
+ * weight of the query terms the anchor holds. The anchor is found by the names, not by
+ * the score alone: "Who is Boeing's chief executive?" scores facts on another company's
+ * "chief executive" above Boeing's own, worded "CEO". Another subject's fact that shares only the
  * question's relation word ("subsidiary", "terminus") holds none of the best match's
  * subject, even when its words are as rare (dev first answer 0.909 → 0.947). A long
  * question (a news quiz's) is matched by facts that each share a different part of it,
@@ -307,7 +316,7 @@ function closeMatches(ranking: Ranking, relative: string, subject: string, k: nu
   ];
   // The subject test's bar is worked out once; 0 (a long question, keywords, a best
   // match holding no query term) skips the test and its per-row sum.
-  return `best AS (SELECT held FROM fused ORDER BY score DESC, day DESC NULLS LAST, id LIMIT 1),
+  return `best AS (SELECT held FROM fused ORDER BY named DESC, score DESC, day DESC NULLS LAST, id LIMIT 1),
     cut AS (
       SELECT greatest(${threshold}, ${relative} * max(score)) AS bar, max(lex) AS top_lex,
              (SELECT held FROM best) AS best_held,

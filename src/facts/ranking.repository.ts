@@ -26,6 +26,8 @@ export interface Candidate {
   lex: number;
   /** The query terms it holds, with their weight (`terms` in ranking-sql.ts). */
   held: Record<string, number>;
+  /** The weight of the query's naming words among them (`QueryForm.names`). */
+  named: number;
   /** How many terms the query has: at most `shortQuestionTerms` makes it short. */
   queryTerms: number;
 }
@@ -134,13 +136,18 @@ export class RankingRepository {
     const path = this.windowPath(search, ranking);
     const [sql, params] = candidateStatement(search, ranking, path);
     const rows = await this.db.query<Candidate[]>(
-      `${sql} SELECT id::text, question, answer, true_by, cos, lex,
+      `${sql} SELECT id::text, question, answer, true_by, cos, lex, named,
          (SELECT coalesce(jsonb_object_agg(t.lexeme, t.weight), '{}') FROM terms t
           WHERE t.lexeme = ANY (s.held)) AS held,
          (SELECT count(*) FROM terms)::int AS "queryTerms"
        FROM scored s`,
       params,
     );
-    return rows.map((row) => ({ ...row, cos: Number(row.cos), lex: Number(row.lex) }));
+    return rows.map((row) => ({
+      ...row,
+      cos: Number(row.cos),
+      lex: Number(row.lex),
+      named: Number(row.named),
+    }));
   }
 }

@@ -14,6 +14,14 @@ describe("a query's form", () => {
     expect(namesPredecessor('Which company, previously led by Jack Dorsey, did X buy?')).toBe(true);
   });
 
+  it('picks the words that name things: capitals after the first word, acronyms, numbers after them', () => {
+    expect(queryForm("Who is Boeing's chief executive?").names).toBe("Boeing's");
+    expect(queryForm('What was the subsidiary of RTVE?').names).toBe('RTVE');
+    expect(queryForm('What was the terminus of Line 15?').names).toBe('Line 15');
+    expect(queryForm('NFL team name slur').names).toBe('NFL');
+    expect(queryForm('Who won the election in 2024?').names).toBe('');
+  });
+
   it('tells keywords from questions', () => {
     expect(queryForm('Which country won Eurovision 2023?').keywords).toBe(false);
     expect(queryForm('Eurovision 2023 winner country').keywords).toBe(true);

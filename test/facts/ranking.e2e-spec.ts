@@ -92,7 +92,7 @@ describe('the calibration replay', () => {
 describe('the close-match cut', () => {
   // Hand-made candidates: the answer shares the question's rare words (lex 0.5), two
   // newer facts on the same topic only resemble it in meaning (cos high, lex 0.1).
-  const held = { held: {}, queryTerms: 4 };
+  const held = { held: {}, named: 0, queryTerms: 4 };
   const pool = [
     { id: '1', question: 'answer', answer: 'A', true_by: '2022-07-22', cos: 0.5, lex: 0.5 },
     { id: '2', question: 'topic 1', answer: 'B', true_by: '2026-07-03', cos: 0.8, lex: 0.1 },
@@ -277,6 +277,13 @@ describe('a short question names its subject', () => {
           'Jaguar Land Rover',
           '2008-06-02',
         ),
+        fact('Who is the CEO of Boeing?', 'Kelly Ortberg', '2024-08-08'),
+        fact('Who is the chief executive of Starbucks?', 'Brian Niccol', '2024-09-09'),
+        fact(
+          'Who was the chief executive of Tata Motors in 2016?',
+          'Guenter Butschek',
+          '2016-02-15',
+        ),
         ...OTHER,
         ...matches(30),
       ],
@@ -297,6 +304,12 @@ describe('a short question names its subject', () => {
     expect(await answers('What was the subsidiary of RTVE?')).toEqual(['TVE', 'RNE']);
     // Without the subject test the newer facts of other groups come first.
     expect((await answers('What was the subsidiary of RTVE?', 0))[0]).toBe('Jaguar Land Rover');
+  });
+
+  it('anchors on the fact holding the subject the question names, not on the best score', async () => {
+    // Boeing's fact says "CEO"; other companies' facts hold "chief executive", two of
+    // the question's three words, and score higher.
+    expect(await answers("Who is Boeing's chief executive?")).toEqual(['Kelly Ortberg']);
   });
 
   it('does not hold keywords to the best match’s words', async () => {

@@ -3,10 +3,11 @@
 -- test/facts/ranking-sql.spec.ts: do not edit, run `npm run render-sql`.
 -- $1 = "Who is the head coach of Calcio Catania?"
 -- $2 = [250000,-500000,125000]
--- $3 = 0.7
--- $4 = 0.2
--- $5 = true
--- $6 = false
+-- $3 = "Calcio Catania"
+-- $4 = 0.7
+-- $5 = 0.2
+-- $6 = true
+-- $7 = false
 WITH terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
@@ -14,6 +15,7 @@ WITH terms AS (
              power(ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)),
                    3::float8) AS weight,
              coalesce(s.ndoc, 0) <= least(c.facts * 0.1::float8, 1000::int) AS selective,
+             t.lexeme = ANY (tsvector_to_array(to_tsvector('english', $3))) AS named,
              quote_literal(t.lexeme)::tsquery AS any_field,
              (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
       FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS t(lexeme)
@@ -61,23 +63,23 @@ WITH terms AS (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
              f.sources, f.true_by AS day, f.cos,
              coalesce(h.weight / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex,
-             coalesce(h.held, '{}') AS held
+             coalesce(h.held, '{}') AS held, coalesce(h.named, 0) AS named
       FROM (SELECT id, question, answer, true_by, sources, search_text, cos FROM drawn
             UNION ALL SELECT * FROM series) f
       CROSS JOIN LATERAL (
         SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE 0.2::float8 END) AS weight,
-               array_agg(t.lexeme) AS held
+               array_agg(t.lexeme) AS held, sum(t.weight) FILTER (WHERE t.named) AS named
         FROM terms t WHERE f.search_text @@ t.any_field
       ) h
       ORDER BY f.id
     ),
     fused AS (SELECT *, 0.3::float8 * cos + (1 - 0.3::float8) * lex AS score FROM scored),
-    best AS (SELECT held FROM fused ORDER BY score DESC, day DESC NULLS LAST, id LIMIT 1),
+    best AS (SELECT held FROM fused ORDER BY named DESC, score DESC, day DESC NULLS LAST, id LIMIT 1),
     cut AS (
-      SELECT greatest(0.15::float8, $3::float8 * max(score)) AS bar, max(lex) AS top_lex,
+      SELECT greatest(0.15::float8, $4::float8 * max(score)) AS bar, max(lex) AS top_lex,
              (SELECT held FROM best) AS best_held,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int
-               THEN $4::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
+               THEN $5::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
                                   WHERE t.lexeme = ANY (b.held))
                ELSE 0 END AS subject_bar
       FROM fused
@@ -98,7 +100,7 @@ WITH terms AS (
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int)
     )
     SELECT question, answer, true_by, sources, score, close FROM picked
-    ORDER BY CASE WHEN $5::boolean THEN day END DESC NULLS LAST,
-      CASE WHEN NOT $5::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $6::boolean DESC,
-      CASE WHEN $5::boolean THEN score END DESC,
-      CASE WHEN NOT $5::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
+    ORDER BY CASE WHEN $6::boolean THEN day END DESC NULLS LAST,
+      CASE WHEN NOT $6::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $7::boolean DESC,
+      CASE WHEN $6::boolean THEN score END DESC,
+      CASE WHEN NOT $6::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;

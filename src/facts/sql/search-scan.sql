@@ -3,12 +3,13 @@
 -- test/facts/ranking-sql.spec.ts: do not edit, run `npm run render-sql`.
 -- $1 = "Who is the head coach of Calcio Catania?"
 -- $2 = [250000,-500000,125000]
--- $3 = "2020-01-01"
--- $4 = "2020-06-30"
--- $5 = 0.7
--- $6 = 0.2
--- $7 = true
--- $8 = false
+-- $3 = "Calcio Catania"
+-- $4 = "2020-01-01"
+-- $5 = "2020-06-30"
+-- $6 = 0.7
+-- $7 = 0.2
+-- $8 = true
+-- $9 = false
 WITH terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
@@ -16,6 +17,7 @@ WITH terms AS (
              power(ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)),
                    3::float8) AS weight,
              coalesce(s.ndoc, 0) <= least(c.facts * 0.1::float8, 1000::int) AS selective,
+             t.lexeme = ANY (tsvector_to_array(to_tsvector('english', $3))) AS named,
              quote_literal(t.lexeme)::tsquery AS any_field,
              (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
       FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS t(lexeme)
@@ -31,7 +33,7 @@ WITH terms AS (
       SELECT p.fact_id AS id
       FROM terms t CROSS JOIN LATERAL (
         SELECT f.fact_id, f.in_question FROM fact_terms f
-        WHERE f.term = t.lexeme  AND f.true_by >= $3::date AND f.true_by <= $4::date OFFSET 0
+        WHERE f.term = t.lexeme  AND f.true_by >= $4::date AND f.true_by <= $5::date OFFSET 0
       ) p
       WHERE t.selective
       GROUP BY p.fact_id
@@ -39,7 +41,7 @@ WITH terms AS (
       LIMIT 20::int
     ),
     coarse AS MATERIALIZED (
-        SELECT f.id FROM facts f WHERE true  AND f.true_by >= $3::date AND f.true_by <= $4::date
+        SELECT f.id FROM facts f WHERE true  AND f.true_by >= $4::date AND f.true_by <= $5::date
         ORDER BY f.embedding_bits <~> (SELECT binary_quantize($2::int4[]::vector))
         LIMIT 4 * 20::int
       ),
@@ -60,7 +62,7 @@ WITH terms AS (
       FROM (SELECT DISTINCT hash FROM drawn) q
       CROSS JOIN LATERAL (
         SELECT f.id, f.question, f.answer, f.true_by, f.sources, f.search_text,
-             1 - (f.embedding <=> (SELECT $2::int4[]::vector)) AS cos FROM facts f WHERE md5(f.question) = q.hash  AND f.true_by >= $3::date AND f.true_by <= $4::date
+             1 - (f.embedding <=> (SELECT $2::int4[]::vector)) AS cos FROM facts f WHERE md5(f.question) = q.hash  AND f.true_by >= $4::date AND f.true_by <= $5::date
         ORDER BY f.true_by DESC NULLS LAST LIMIT 10::int
       ) s
       WHERE s.id NOT IN (SELECT id FROM drawn)
@@ -69,23 +71,23 @@ WITH terms AS (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
              f.sources, f.true_by AS day, f.cos,
              coalesce(h.weight / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex,
-             coalesce(h.held, '{}') AS held
+             coalesce(h.held, '{}') AS held, coalesce(h.named, 0) AS named
       FROM (SELECT id, question, answer, true_by, sources, search_text, cos FROM drawn
             UNION ALL SELECT * FROM series) f
       CROSS JOIN LATERAL (
         SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE 0.2::float8 END) AS weight,
-               array_agg(t.lexeme) AS held
+               array_agg(t.lexeme) AS held, sum(t.weight) FILTER (WHERE t.named) AS named
         FROM terms t WHERE f.search_text @@ t.any_field
       ) h
       ORDER BY f.id
     ),
     fused AS (SELECT *, 0.3::float8 * cos + (1 - 0.3::float8) * lex AS score FROM scored),
-    best AS (SELECT held FROM fused ORDER BY score DESC, day DESC NULLS LAST, id LIMIT 1),
+    best AS (SELECT held FROM fused ORDER BY named DESC, score DESC, day DESC NULLS LAST, id LIMIT 1),
     cut AS (
-      SELECT greatest(0.15::float8, $5::float8 * max(score)) AS bar, max(lex) AS top_lex,
+      SELECT greatest(0.15::float8, $6::float8 * max(score)) AS bar, max(lex) AS top_lex,
              (SELECT held FROM best) AS best_held,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int
-               THEN $6::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
+               THEN $7::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
                                   WHERE t.lexeme = ANY (b.held))
                ELSE 0 END AS subject_bar
       FROM fused
@@ -106,7 +108,7 @@ WITH terms AS (
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int)
     )
     SELECT question, answer, true_by, sources, score, close FROM picked
-    ORDER BY CASE WHEN $7::boolean THEN day END DESC NULLS LAST,
-      CASE WHEN NOT $7::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $8::boolean DESC,
-      CASE WHEN $7::boolean THEN score END DESC,
-      CASE WHEN NOT $7::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
+    ORDER BY CASE WHEN $8::boolean THEN day END DESC NULLS LAST,
+      CASE WHEN NOT $8::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $9::boolean DESC,
+      CASE WHEN $8::boolean THEN score END DESC,
+      CASE WHEN NOT $8::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
