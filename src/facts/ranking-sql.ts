@@ -51,18 +51,20 @@ interface Parts {
 /**
  * The candidates of `search` with both relevance signals apart, before fusion and cut,
  * ending in the CTE `scored`: one row per candidate with `cos` and `lex` in 0..1.
- * Returns the statement and its parameters.
+ * Returns the statement and its parameters. `form` is the query's, passed in when the
+ * caller has read it already.
  */
 export function candidateStatement(
   search: FactSearch,
   ranking: Ranking,
   path: WindowPath,
+  form: QueryForm = queryForm(search.query),
 ): [string, unknown[]] {
   const perSide = candidatesFor(search.k);
   const params: unknown[] = [];
   const $ = (value: unknown) => `$${params.push(value)}`;
   const [query, vector] = [$(searchText(search.query)), $(quantise(search.vector))];
-  const names = $(searchText(queryForm(search.query).names));
+  const names = $(searchText(form.names));
   const [minDay, maxDay] = [search.minDay, search.maxDay].map((day) => day && `${$(day)}::date`);
   const window = (day: string) =>
     (minDay ? ` AND ${day} >= ${minDay}` : '') + (maxDay ? ` AND ${day} <= ${maxDay}` : '');
@@ -99,8 +101,8 @@ export function rankingStatement(
   ranking: Ranking,
   path: WindowPath,
 ): [string, unknown[]] {
-  const [sql, params] = candidateStatement(search, ranking, path);
   const form = queryForm(search.query);
+  const [sql, params] = candidateStatement(search, ranking, path, form);
   // The query's form and the order are parameters, not text, as no plan depends on
   // them: each distinct text is planned and its plan kept (about 0.5 MB) by every
   // pooled connection of a server. With them in the text the bench's searches made 76
