@@ -3,7 +3,7 @@ import { EMBEDDER, Embedder } from '../embeddings/embedder';
 import { FactDto } from './fact.dto';
 import { namesPredecessor, QueryForm, queryForm } from './query-form';
 import { Ranking } from './ranking';
-import { relativeThreshold, subjectShare } from './ranking-sql';
+import { relativeThreshold, siblingWording, subjectShare } from './ranking-sql';
 import { Candidate, RankingRepository } from './ranking.repository';
 
 /** One line of a queries file (corpus/queries-dev.jsonl). */
@@ -228,6 +228,8 @@ type Cut = Pick<
   | 'lexicalShare'
   | 'subjectShare'
   | 'shortQuestionTerms'
+  | 'siblingNames'
+  | 'siblingWording'
 >;
 
 /**
@@ -253,7 +255,7 @@ export function fuse(pool: Candidate[], ranking: Pick<Ranking, 'semanticWeight'>
 
 /**
  * `closeMatches` of ranking-sql.ts: the k best over the bars (with the subject test for
- * a short question), or when none is, the k nearest.
+ * a short question) and the best match's siblings, or when none is, the k nearest.
  */
 export function closeMatches(scored: Scored[], ranking: Cut, form: QueryForm, k: number): Scored[] {
   if (!scored.length) return [];
@@ -262,13 +264,24 @@ export function closeMatches(scored: Scored[], ranking: Cut, form: QueryForm, k:
     relativeThreshold(ranking, form) * Math.max(...scored.map((s) => s.score)),
   );
   const lexBar = ranking.lexicalShare * Math.max(...scored.map((s) => s.c.lex));
-  const best = [...scored].sort((a, b) => b.c.named - a.c.named || byRank(a, b))[0].c.held;
+  const anchor = [...scored].sort((a, b) => b.c.named - a.c.named || byRank(a, b))[0].c;
+  const best = anchor.held;
   const short = scored[0].c.queryTerms <= ranking.shortQuestionTerms;
   const subject = short ? subjectShare(ranking, form) : 0;
   const bestWeight = sum(Object.values(best));
   const agrees = (s: Scored) =>
     sum(Object.keys(s.c.held).map((term) => best[term] ?? 0)) >= subject * bestWeight - 1e-9;
-  const close = scored.filter((s) => s.score >= bar && s.c.lex >= lexBar && agrees(s));
+  const template = Object.entries(anchor.wording);
+  const siblingBar =
+    short && anchor.named > 0 ? siblingWording(ranking, form) * sum(template.map(([, w]) => w)) : 0;
+  const sibling = (s: Scored) =>
+    siblingBar > 0 &&
+    s.score >= ranking.closeThreshold &&
+    s.c.named >= ranking.siblingNames * anchor.named &&
+    sum(template.filter(([word]) => word in s.c.wording).map(([, w]) => w)) >= siblingBar - 1e-9;
+  const close = scored.filter(
+    (s) => (s.score >= bar || sibling(s)) && s.c.lex >= lexBar && agrees(s),
+  );
   return (close.length ? close : scored).sort(byScore).slice(0, k);
 }
 

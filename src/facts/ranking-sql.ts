@@ -115,6 +115,7 @@ export function rankingStatement(
       ranking,
       `${$(relativeThreshold(ranking, form))}::float8`,
       `${$(subjectShare(ranking, form))}::float8`,
+      `${$(siblingWording(ranking, form))}::float8`,
       search.k,
     )}
     ${order(`${$(search.timeline)}::boolean`, `${$(form.previous)}::boolean`, search.k)}`,
@@ -268,7 +269,7 @@ function scoring(parts: Parts, ranking: Ranking): string {
   const answerWeight = float(ranking.answerWeight);
   return `scored AS MATERIALIZED (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
-             f.sources, f.true_by AS day, f.cos,
+             f.sources, f.true_by AS day, f.cos, f.search_text,
              coalesce(h.weight / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex,
              coalesce(h.held, '{}') AS held, coalesce(h.named, 0) AS named
       FROM (SELECT id, question, answer, true_by, sources, search_text, cos FROM drawn
@@ -294,8 +295,8 @@ function fuse(ranking: Ranking): string {
 /**
  * The close-match cut, ending in the CTE `picked`: the k best facts over the bars
  * (score, share of the best lexical score, and for a short question the subject test),
- * or when none is, the k nearest, marked not close. Mirror: `closeMatches` in
- * evaluation.ts.
+ * with the best match's siblings, or when none is, the k nearest, marked not close.
+ * Mirror: `closeMatches` in evaluation.ts.
  *
  * The subject test: a short question ("Which position did X hold?", at most
  * `shortQuestionTerms` terms) names a subject and a relation. Its anchor is the best
@@ -308,29 +309,67 @@ function fuse(ranking: Ranking): string {
  * subject, even when its words are as rare (dev first answer 0.909 → 0.947). A long
  * question (a news quiz's) is matched by facts that each share a different part of it,
  * so it is not held to the best match's words; `subject` is 0 for keywords alike.
+ *
+ * The anchor's siblings: the same subject's fact on the same relation, worded otherwise
+ * ("Beijing Subway's terminal station for Line 15" beside the anchor's "Beijing Subway's
+ * Line 15 terminus"; "Deering belonged to which … National Guard" beside "Which state
+ * National Guard did Myles Deering belong to"), scores far below the anchor on the
+ * question's words, which it lacks, and is cut by the relative bar, though it answers
+ * the question as well. For a short question it stays a close match when it holds
+ * `siblingNames` of the anchor's naming weight and `sibling` of the IDF of the anchor's
+ * own question words beyond the query's (its `template`: how the subject's facts word
+ * the relation). The subject's facts on other relations share the names but not that
+ * wording, and other subjects' facts the wording but not the names: neither comes in.
  */
-function closeMatches(ranking: Ranking, relative: string, subject: string, k: number): string {
-  const [threshold, lexical, short, limit] = [
+function closeMatches(
+  ranking: Ranking,
+  relative: string,
+  subject: string,
+  sibling: string,
+  k: number,
+): string {
+  const [threshold, lexical, short, names, limit] = [
     float(ranking.closeThreshold),
     float(ranking.lexicalShare),
     int(ranking.shortQuestionTerms),
+    float(ranking.siblingNames),
     int(k),
   ];
-  // The subject test's bar is worked out once; 0 (a long question, keywords, a best
-  // match holding no query term) skips the test and its per-row sum.
-  return `best AS (SELECT held FROM fused ORDER BY named DESC, score DESC, day DESC NULLS LAST, id LIMIT 1),
+  // The subject test's bar and the siblings' are worked out once; 0 (a long question,
+  // keywords, a best match holding no query term) skips the test and its per-row sum.
+  return `best AS (
+      SELECT id, held, named, search_text FROM fused
+      ORDER BY named DESC, score DESC, day DESC NULLS LAST, id LIMIT 1
+    ),
+    template AS (
+      SELECT (quote_literal(l.lexeme) || ':A')::tsquery AS in_question,
+             ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf
+      FROM best b CROSS JOIN corpus_stats c
+      CROSS JOIN unnest(tsvector_to_array(ts_filter(b.search_text, '{a}'))) AS l(lexeme)
+      LEFT JOIN lexeme_stats s ON s.lexeme = l.lexeme
+      WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))
+    ),
     cut AS (
       SELECT greatest(${threshold}, ${relative} * max(score)) AS bar, max(lex) AS top_lex,
-             (SELECT held FROM best) AS best_held,
+             (SELECT held FROM best) AS best_held, (SELECT named FROM best) AS best_named,
              CASE WHEN (SELECT count(*) FROM terms) <= ${short}
                THEN ${subject} * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
                                   WHERE t.lexeme = ANY (b.held))
-               ELSE 0 END AS subject_bar
+               ELSE 0 END AS subject_bar,
+             CASE WHEN (SELECT count(*) FROM terms) <= ${short} AND (SELECT named FROM best) > 0
+               THEN ${sibling} * (SELECT coalesce(sum(idf), 0) FROM template)
+               ELSE 0 END AS sibling_bar
       FROM fused
     ),
     close AS (
       SELECT f.* FROM fused f, cut
-      WHERE f.score >= cut.bar AND f.lex >= ${lexical} * cut.top_lex
+      WHERE CASE WHEN f.score >= cut.bar THEN true
+                 WHEN cut.sibling_bar > 0 AND f.score >= ${threshold}
+                      AND f.named >= ${names} * cut.best_named
+                 THEN (SELECT coalesce(sum(t.idf), 0) FROM template t
+                       WHERE f.search_text @@ t.in_question) >= cut.sibling_bar
+                 ELSE false END
+        AND f.lex >= ${lexical} * cut.top_lex
         AND (cut.subject_bar = 0
              OR (SELECT coalesce(sum(t.weight), 0) FROM terms t
                  WHERE t.lexeme = ANY (cut.best_held) AND t.lexeme = ANY (f.held)) >= cut.subject_bar)
@@ -343,6 +382,11 @@ function closeMatches(ranking: Ranking, relative: string, subject: string, k: nu
       (SELECT f.*, false FROM fused f WHERE NOT EXISTS (SELECT FROM close)
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${limit})
     )`;
+}
+
+/** The share of the anchor's wording a sibling must hold, for a query of this form (see `closeMatches`). */
+export function siblingWording(ranking: Pick<Ranking, 'siblingWording'>, form: QueryForm): number {
+  return form.keywords ? 0 : ranking.siblingWording;
 }
 
 /** The share of the best match's held weight a close match must hold (see `closeMatches`). */

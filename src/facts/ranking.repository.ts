@@ -30,6 +30,11 @@ export interface Candidate {
   named: number;
   /** How many terms the query has: at most `shortQuestionTerms` makes it short. */
   queryTerms: number;
+  /**
+   * Its question's words beyond the query's, numbers aside, with their IDF: how it
+   * words its relation (the CTE `template` of ranking-sql.ts, for the best match).
+   */
+  wording: Record<string, number>;
 }
 
 /** Runs the ranking statements that ranking-sql.ts builds: searches, their plans, candidates. */
@@ -139,7 +144,12 @@ export class RankingRepository {
       `${sql} SELECT id::text, question, answer, true_by, cos, lex, named,
          (SELECT coalesce(jsonb_object_agg(t.lexeme, t.weight), '{}') FROM terms t
           WHERE t.lexeme = ANY (s.held)) AS held,
-         (SELECT count(*) FROM terms)::int AS "queryTerms"
+         (SELECT count(*) FROM terms)::int AS "queryTerms",
+         (SELECT coalesce(jsonb_object_agg(l.lexeme,
+                   ln(1 + (c.facts - coalesce(x.ndoc, 0) + 0.5)::float8 / (coalesce(x.ndoc, 0) + 0.5))), '{}')
+          FROM unnest(tsvector_to_array(ts_filter(s.search_text, '{a}'))) AS l(lexeme)
+          CROSS JOIN corpus_stats c LEFT JOIN lexeme_stats x ON x.lexeme = l.lexeme
+          WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))) AS wording
        FROM scored s`,
       params,
     );

@@ -47,6 +47,22 @@ export interface Ranking {
    * that share none of the best match's words (rtqa-paired recall@10 0.917 → 0.896).
    */
   shortQuestionTerms: number;
+  /**
+   * A short question's fact below the relative bar is still a close match when it is a
+   * differently worded sibling of the best match: it holds at least this share of the
+   * best match's naming weight (the same subject) and `siblingWording` of its wording
+   * (`closeMatches` in ranking-sql.ts). 0.35 to 0.4 gave the same dev figures; 0.3 let
+   * in "GCR Class 11E" for "LMS Ivatt Class 4", 0.45 lost a fact naming its subject by
+   * the surname alone.
+   */
+  siblingNames: number;
+  /**
+   * The share, by IDF, of the best match's own question words (beyond the query's,
+   * numbers aside) that such a sibling's question holds: the same relation, worded
+   * alike ("terminal station" for "terminus" in "Beijing Subway's … Line 15 …"). Any
+   * share from 0.2 to 0.5 gave the same dev figures.
+   */
+  siblingWording: number;
   /** Terms in more than this share of facts do not select lexical candidates (they still score). */
   commonTermShare: number;
   /**
@@ -85,6 +101,8 @@ export const ENCODER_RANKING: Ranking = {
   termRarityPower: 3,
   subjectShare: 0.2,
   shortQuestionTerms: 6,
+  siblingNames: 0.4,
+  siblingWording: 0.3,
   commonTermShare: 0.1,
   maxTermFacts: 1000,
   scanWindowFactor: 1600,

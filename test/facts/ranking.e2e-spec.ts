@@ -92,7 +92,7 @@ describe('the calibration replay', () => {
 describe('the close-match cut', () => {
   // Hand-made candidates: the answer shares the question's rare words (lex 0.5), two
   // newer facts on the same topic only resemble it in meaning (cos high, lex 0.1).
-  const held = { held: {}, named: 0, queryTerms: 4 };
+  const held = { held: {}, named: 0, queryTerms: 4, wording: {} };
   const pool = [
     { id: '1', question: 'answer', answer: 'A', true_by: '2022-07-22', cos: 0.5, lex: 0.5 },
     { id: '2', question: 'topic 1', answer: 'B', true_by: '2026-07-03', cos: 0.8, lex: 0.1 },
@@ -315,5 +315,84 @@ describe('a short question names its subject', () => {
   it('does not hold keywords to the best match’s words', async () => {
     const found = await answers('subsidiary RTVE station');
     expect(found).toEqual(expect.arrayContaining(['TVE', 'Jaguar Land Rover']));
+  });
+});
+
+describe('a short question’s answer worded otherwise than the best match', () => {
+  let t: TestApp;
+  // The dev set's case: the newest fact on Deering's service says "brand and state
+  // National Guard" and names him by his surname alone, so it holds little of the
+  // question's weight; the best match says "state National Guard … Myles Deering".
+  beforeAll(async () => {
+    t = await startApp({
+      facts: [
+        fact(
+          'Which state National Guard did Myles Deering belong to from 1974 to 1977?',
+          'Texas Army National Guard',
+          '1974-01-01',
+        ),
+        fact(
+          'Deering belonged to which brand and state National Guard from 1977 to 1978?',
+          'Oklahoma Army National Guard',
+          '1977-01-01',
+        ),
+        // The same subject by the same name on another relation, and another subject
+        // worded alike: below the relative bar as well.
+        fact('Which university did Deering attend from 1980 to 1984?', 'Ohio State', '1980-01-01'),
+        fact(
+          'Which military branch did Arlen Whitcomb serve in from 1990 to 1995?',
+          'United States Air Force',
+          '1990-01-01',
+        ),
+        fact(
+          'Which state National Guard did Arlen Whitcomb belong to from 1995 to 1999?',
+          'Iowa Army National Guard',
+          '1995-01-01',
+        ),
+        // Other subjects' military branches and other Myleses, so that no word of the
+        // question is as rare as in a corpus of four facts.
+        fact('What military branch did Conrad Ashby join in 1962?', 'Royal Navy', '1962-01-01'),
+        fact('Which military branch was Tobias Renner part of in 1944?', 'Luftwaffe', '1944-01-01'),
+        fact('Which band did Myles Kennedy front from 2004 to 2010?', 'Alter Bridge', '2004-01-01'),
+        fact('Which team drafted Myles Garrett in 2017?', 'Cleveland Browns', '2017-04-27'),
+        ...OTHER,
+        ...matches(30),
+      ],
+    });
+  });
+  afterAll(() => t.close());
+
+  const answers = async (query: string, siblingNames?: number) => {
+    const facts = t.app.get(RankingRepository);
+    const embedder = t.app.get<Embedder>(EMBEDDER);
+    const [vector] = await embedder.embed([query]);
+    const ranking = { ...rankingFor(embedder.model), ...(siblingNames && { siblingNames }) };
+    const rows = await facts.search({ query, vector, k: 10, timeline: true }, ranking);
+    return rows.map((row) => row.answer);
+  };
+
+  it('comes first when it is newer, and neither the subject’s other facts nor other subjects’ come in', async () => {
+    expect(await answers('What was the military branch of Myles Deering?')).toEqual([
+      'Oklahoma Army National Guard',
+      'Texas Army National Guard',
+    ]);
+    // No sibling can hold more than all of the best match's names: the relative bar alone.
+    expect(await answers('What was the military branch of Myles Deering?', 1.01)).toEqual([
+      'Texas Army National Guard',
+    ]);
+  });
+
+  it('is let in by the calibration replay exactly as by the SQL', async () => {
+    const facts = t.app.get(RankingRepository);
+    const embedder = t.app.get<Embedder>(EMBEDDER);
+    const ranking = rankingFor(embedder.model);
+    const query = 'What was the military branch of Myles Deering?';
+    const [vector] = await embedder.embed([query]);
+    const search: FactSearch = { query, vector, k: 10, timeline: true };
+    const replayed = replay(await facts.candidates(search, ranking), ranking, queryForm(query));
+    expect(replayed.map((c) => c.answer)).toEqual(
+      (await facts.search(search, ranking)).map((row) => row.answer),
+    );
+    expect(replayed.map((c) => c.answer)).toContain('Oklahoma Army National Guard');
   });
 });

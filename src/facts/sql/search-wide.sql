@@ -8,8 +8,9 @@
 -- $5 = "2020-06-30"
 -- $6 = 0.7
 -- $7 = 0.2
--- $8 = true
--- $9 = false
+-- $8 = 0.3
+-- $9 = true
+-- $10 = false
 WITH terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
@@ -74,7 +75,7 @@ WITH terms AS (
     ),
     scored AS MATERIALIZED (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
-             f.sources, f.true_by AS day, f.cos,
+             f.sources, f.true_by AS day, f.cos, f.search_text,
              coalesce(h.weight / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex,
              coalesce(h.held, '{}') AS held, coalesce(h.named, 0) AS named
       FROM (SELECT id, question, answer, true_by, sources, search_text, cos FROM drawn
@@ -87,19 +88,39 @@ WITH terms AS (
       ORDER BY f.id
     ),
     fused AS (SELECT *, 0.3::float8 * cos + (1 - 0.3::float8) * lex AS score FROM scored),
-    best AS (SELECT held FROM fused ORDER BY named DESC, score DESC, day DESC NULLS LAST, id LIMIT 1),
+    best AS (
+      SELECT id, held, named, search_text FROM fused
+      ORDER BY named DESC, score DESC, day DESC NULLS LAST, id LIMIT 1
+    ),
+    template AS (
+      SELECT (quote_literal(l.lexeme) || ':A')::tsquery AS in_question,
+             ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf
+      FROM best b CROSS JOIN corpus_stats c
+      CROSS JOIN unnest(tsvector_to_array(ts_filter(b.search_text, '{a}'))) AS l(lexeme)
+      LEFT JOIN lexeme_stats s ON s.lexeme = l.lexeme
+      WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))
+    ),
     cut AS (
       SELECT greatest(0.15::float8, $6::float8 * max(score)) AS bar, max(lex) AS top_lex,
-             (SELECT held FROM best) AS best_held,
+             (SELECT held FROM best) AS best_held, (SELECT named FROM best) AS best_named,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int
                THEN $7::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
                                   WHERE t.lexeme = ANY (b.held))
-               ELSE 0 END AS subject_bar
+               ELSE 0 END AS subject_bar,
+             CASE WHEN (SELECT count(*) FROM terms) <= 6::int AND (SELECT named FROM best) > 0
+               THEN $8::float8 * (SELECT coalesce(sum(idf), 0) FROM template)
+               ELSE 0 END AS sibling_bar
       FROM fused
     ),
     close AS (
       SELECT f.* FROM fused f, cut
-      WHERE f.score >= cut.bar AND f.lex >= 0::float8 * cut.top_lex
+      WHERE CASE WHEN f.score >= cut.bar THEN true
+                 WHEN cut.sibling_bar > 0 AND f.score >= 0.15::float8
+                      AND f.named >= 0.4::float8 * cut.best_named
+                 THEN (SELECT coalesce(sum(t.idf), 0) FROM template t
+                       WHERE f.search_text @@ t.in_question) >= cut.sibling_bar
+                 ELSE false END
+        AND f.lex >= 0::float8 * cut.top_lex
         AND (cut.subject_bar = 0
              OR (SELECT coalesce(sum(t.weight), 0) FROM terms t
                  WHERE t.lexeme = ANY (cut.best_held) AND t.lexeme = ANY (f.held)) >= cut.subject_bar)
@@ -113,7 +134,7 @@ WITH terms AS (
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int)
     )
     SELECT question, answer, true_by, sources, score, close FROM picked
-    ORDER BY CASE WHEN $8::boolean THEN day END DESC NULLS LAST,
-      CASE WHEN NOT $8::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $9::boolean DESC,
-      CASE WHEN $8::boolean THEN score END DESC,
-      CASE WHEN NOT $8::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
+    ORDER BY CASE WHEN $9::boolean THEN day END DESC NULLS LAST,
+      CASE WHEN NOT $9::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $10::boolean DESC,
+      CASE WHEN $9::boolean THEN score END DESC,
+      CASE WHEN NOT $9::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
