@@ -396,3 +396,52 @@ describe('a short question’s answer worded otherwise than the best match', () 
     expect(replayed.map((c) => c.answer)).toContain('Oklahoma Army National Guard');
   });
 });
+
+describe('the lexical candidates of a question', () => {
+  let t: TestApp;
+  // Thirty other soldiers' "military branch" facts: each holds two of the question's
+  // words, the subject's own fact one, its surname, rarer than both.
+  beforeAll(async () => {
+    const others = Array.from({ length: 30 }, (_, i) =>
+      fact(
+        `Which military branch did Soldier${String.fromCharCode(97 + (i % 26))}${i} serve in from ${1900 + i} to ${1901 + i}?`,
+        `Branch ${i}`,
+        `${1900 + i}-01-01`,
+      ),
+    );
+    t = await startApp({
+      facts: [
+        ...others,
+        fact(
+          'Deering belonged to which brand and state National Guard from 1977 to 1978?',
+          'Oklahoma Army National Guard',
+          '1977-01-01',
+        ),
+        fact('Which university did Deering attend from 1980 to 1984?', 'Ohio State', '1980-01-01'),
+        fact('Who coached the Deering High School team in 1999?', 'Ann Lowe', '1999-01-01'),
+        ...matches(370),
+      ],
+    });
+  });
+  afterAll(() => t.close());
+
+  const drawn = async (query: string) => {
+    const facts = t.app.get(RankingRepository);
+    const embedder = t.app.get<Embedder>(EMBEDDER);
+    const [vector] = await embedder.embed([query]);
+    const ranking = { ...rankingFor(embedder.model), sides: 'lexical' as const };
+    const rows = await facts.candidates({ query, vector, k: 10, timeline: true }, ranking);
+    return rows.map((row) => row.answer);
+  };
+
+  it('draws the facts naming its subject before other subjects’ facts on its relation', async () => {
+    expect(await drawn('What was the military branch of Myles Deering?')).toContain(
+      'Oklahoma Army National Guard',
+    );
+    // Keywords weigh by plain IDF: two common words outweigh one rare, and the twenty
+    // places go to the other soldiers.
+    expect(await drawn('military branch Myles Deering')).not.toContain(
+      'Oklahoma Army National Guard',
+    );
+  });
+});

@@ -4,11 +4,12 @@
 -- $1 = "Who is the head coach of Calcio Catania?"
 -- $2 = [250000,-500000,125000]
 -- $3 = "Calcio Catania"
--- $4 = 0.7
--- $5 = 0.2
--- $6 = 0.3
--- $7 = true
--- $8 = false
+-- $4 = false
+-- $5 = 0.7
+-- $6 = 0.2
+-- $7 = 0.3
+-- $8 = true
+-- $9 = false
 WITH terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
@@ -36,7 +37,8 @@ WITH terms AS (
       ) p
       WHERE t.selective
       GROUP BY p.fact_id
-      ORDER BY sum(t.idf * CASE WHEN p.in_question THEN 1 ELSE 0.2::float8 END) DESC
+      ORDER BY sum(CASE WHEN $4::boolean THEN t.idf ELSE t.weight END
+                   * CASE WHEN p.in_question THEN 1 ELSE 0.2::float8 END) DESC
       LIMIT 20::int
     ),
     semantic AS (
@@ -88,14 +90,14 @@ WITH terms AS (
       WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))
     ),
     cut AS (
-      SELECT greatest(0.15::float8, $4::float8 * max(score)) AS bar, max(lex) AS top_lex,
+      SELECT greatest(0.15::float8, $5::float8 * max(score)) AS bar, max(lex) AS top_lex,
              (SELECT held FROM best) AS best_held, (SELECT named FROM best) AS best_named,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int
-               THEN $5::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
+               THEN $6::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
                                   WHERE t.lexeme = ANY (b.held))
                ELSE 0 END AS subject_bar,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int AND (SELECT named FROM best) > 0
-               THEN $6::float8 * (SELECT coalesce(sum(idf), 0) FROM template)
+               THEN $7::float8 * (SELECT coalesce(sum(idf), 0) FROM template)
                ELSE 0 END AS sibling_bar
       FROM fused
     ),
@@ -121,7 +123,7 @@ WITH terms AS (
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int)
     )
     SELECT question, answer, true_by, sources, score, close FROM picked
-    ORDER BY CASE WHEN $7::boolean THEN day END DESC NULLS LAST,
-      CASE WHEN NOT $7::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $8::boolean DESC,
-      CASE WHEN $7::boolean THEN score END DESC,
-      CASE WHEN NOT $7::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
+    ORDER BY CASE WHEN $8::boolean THEN day END DESC NULLS LAST,
+      CASE WHEN NOT $8::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $9::boolean DESC,
+      CASE WHEN $8::boolean THEN score END DESC,
+      CASE WHEN NOT $8::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;

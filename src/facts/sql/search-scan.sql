@@ -4,13 +4,14 @@
 -- $1 = "Who is the head coach of Calcio Catania?"
 -- $2 = [250000,-500000,125000]
 -- $3 = "Calcio Catania"
--- $4 = "2020-01-01"
--- $5 = "2020-06-30"
--- $6 = 0.7
--- $7 = 0.2
--- $8 = 0.3
--- $9 = true
--- $10 = false
+-- $4 = false
+-- $5 = "2020-01-01"
+-- $6 = "2020-06-30"
+-- $7 = 0.7
+-- $8 = 0.2
+-- $9 = 0.3
+-- $10 = true
+-- $11 = false
 WITH terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
@@ -34,15 +35,16 @@ WITH terms AS (
       SELECT p.fact_id AS id
       FROM terms t CROSS JOIN LATERAL (
         SELECT f.fact_id, f.in_question FROM fact_terms f
-        WHERE f.term = t.lexeme  AND f.true_by >= $4::date AND f.true_by <= $5::date OFFSET 0
+        WHERE f.term = t.lexeme  AND f.true_by >= $5::date AND f.true_by <= $6::date OFFSET 0
       ) p
       WHERE t.selective
       GROUP BY p.fact_id
-      ORDER BY sum(t.idf * CASE WHEN p.in_question THEN 1 ELSE 0.2::float8 END) DESC
+      ORDER BY sum(CASE WHEN $4::boolean THEN t.idf ELSE t.weight END
+                   * CASE WHEN p.in_question THEN 1 ELSE 0.2::float8 END) DESC
       LIMIT 20::int
     ),
     coarse AS MATERIALIZED (
-        SELECT f.id FROM facts f WHERE true  AND f.true_by >= $4::date AND f.true_by <= $5::date
+        SELECT f.id FROM facts f WHERE true  AND f.true_by >= $5::date AND f.true_by <= $6::date
         ORDER BY f.embedding_bits <~> (SELECT binary_quantize($2::int4[]::vector))
         LIMIT 4 * 20::int
       ),
@@ -63,7 +65,7 @@ WITH terms AS (
       FROM (SELECT DISTINCT hash FROM drawn) q
       CROSS JOIN LATERAL (
         SELECT f.id, f.question, f.answer, f.true_by, f.sources, f.search_text,
-             1 - (f.embedding <=> (SELECT $2::int4[]::vector)) AS cos FROM facts f WHERE md5(f.question) = q.hash  AND f.true_by >= $4::date AND f.true_by <= $5::date
+             1 - (f.embedding <=> (SELECT $2::int4[]::vector)) AS cos FROM facts f WHERE md5(f.question) = q.hash  AND f.true_by >= $5::date AND f.true_by <= $6::date
         ORDER BY f.true_by DESC NULLS LAST LIMIT 10::int
       ) s
       WHERE s.id NOT IN (SELECT id FROM drawn)
@@ -96,14 +98,14 @@ WITH terms AS (
       WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))
     ),
     cut AS (
-      SELECT greatest(0.15::float8, $6::float8 * max(score)) AS bar, max(lex) AS top_lex,
+      SELECT greatest(0.15::float8, $7::float8 * max(score)) AS bar, max(lex) AS top_lex,
              (SELECT held FROM best) AS best_held, (SELECT named FROM best) AS best_named,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int
-               THEN $7::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
+               THEN $8::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
                                   WHERE t.lexeme = ANY (b.held))
                ELSE 0 END AS subject_bar,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int AND (SELECT named FROM best) > 0
-               THEN $8::float8 * (SELECT coalesce(sum(idf), 0) FROM template)
+               THEN $9::float8 * (SELECT coalesce(sum(idf), 0) FROM template)
                ELSE 0 END AS sibling_bar
       FROM fused
     ),
@@ -129,7 +131,7 @@ WITH terms AS (
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int)
     )
     SELECT question, answer, true_by, sources, score, close FROM picked
-    ORDER BY CASE WHEN $9::boolean THEN day END DESC NULLS LAST,
-      CASE WHEN NOT $9::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $10::boolean DESC,
-      CASE WHEN $9::boolean THEN score END DESC,
-      CASE WHEN NOT $9::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
+    ORDER BY CASE WHEN $10::boolean THEN day END DESC NULLS LAST,
+      CASE WHEN NOT $10::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $11::boolean DESC,
+      CASE WHEN $10::boolean THEN score END DESC,
+      CASE WHEN NOT $10::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
