@@ -225,6 +225,7 @@ type Cut = Pick<
   | 'closeThreshold'
   | 'relativeThreshold'
   | 'keywordRelativeThreshold'
+  | 'longQuestionRelativeThreshold'
   | 'lexicalShare'
   | 'subjectShare'
   | 'shortQuestionTerms'
@@ -259,14 +260,14 @@ export function fuse(pool: Candidate[], ranking: Pick<Ranking, 'semanticWeight'>
  */
 export function closeMatches(scored: Scored[], ranking: Cut, form: QueryForm, k: number): Scored[] {
   if (!scored.length) return [];
+  const short = scored[0].c.queryTerms <= ranking.shortQuestionTerms;
   const bar = Math.max(
     ranking.closeThreshold,
-    relativeThreshold(ranking, form) * Math.max(...scored.map((s) => s.score)),
+    Math.max(...scored.map((s) => s.score)) * relativeThreshold(ranking, form, !short),
   );
   const lexBar = ranking.lexicalShare * Math.max(...scored.map((s) => s.c.lex));
   const anchor = [...scored].sort((a, b) => b.c.named - a.c.named || byRank(a, b))[0].c;
   const best = anchor.held;
-  const short = scored[0].c.queryTerms <= ranking.shortQuestionTerms;
   const subject = short ? subjectShare(ranking, form) : 0;
   const bestWeight = sum(Object.values(best));
   const agrees = (s: Scored) =>

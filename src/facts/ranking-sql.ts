@@ -117,7 +117,8 @@ export function rankingStatement(
     ${fuse(ranking)},
     ${closeMatches(
       ranking,
-      `${$(relativeThreshold(ranking, form))}::float8`,
+      `${$(relativeThreshold(ranking, form, false))}::float8`,
+      `${$(relativeThreshold(ranking, form, true))}::float8`,
       `${$(subjectShare(ranking, form))}::float8`,
       `${$(siblingWording(ranking, form))}::float8`,
       search.k,
@@ -337,6 +338,7 @@ function fuse(ranking: Ranking): string {
 function closeMatches(
   ranking: Ranking,
   relative: string,
+  relativeLong: string,
   subject: string,
   sibling: string,
   k: number,
@@ -363,7 +365,9 @@ function closeMatches(
       WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))
     ),
     cut AS (
-      SELECT greatest(${threshold}, ${relative} * max(score)) AS bar, max(lex) AS top_lex,
+      SELECT greatest(${threshold}, max(score) * CASE WHEN (SELECT count(*) FROM terms) <= ${short}
+                                      THEN ${relative} ELSE ${relativeLong} END) AS bar,
+             max(lex) AS top_lex,
              (SELECT held FROM best) AS best_held, (SELECT named FROM best) AS best_named,
              CASE WHEN (SELECT count(*) FROM terms) <= ${short}
                THEN ${subject} * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
@@ -407,12 +411,17 @@ export function subjectShare(ranking: Pick<Ranking, 'subjectShare'>, form: Query
   return form.keywords ? 0 : ranking.subjectShare;
 }
 
-/** The share of the best score a close match needs, for a query of this form. */
+/** The share of the best score a close match needs, for a query of this form and length. */
 export function relativeThreshold(
-  ranking: Pick<Ranking, 'relativeThreshold' | 'keywordRelativeThreshold'>,
+  ranking: Pick<
+    Ranking,
+    'relativeThreshold' | 'keywordRelativeThreshold' | 'longQuestionRelativeThreshold'
+  >,
   form: QueryForm,
+  long: boolean,
 ): number {
-  return form.keywords ? ranking.keywordRelativeThreshold : ranking.relativeThreshold;
+  if (form.keywords) return ranking.keywordRelativeThreshold;
+  return long ? ranking.longQuestionRelativeThreshold : ranking.relativeThreshold;
 }
 
 /**

@@ -71,6 +71,7 @@ describe('the calibration replay', () => {
       'final score of league match 7',
       'How do I bake bread?',
       'World Cup host',
+      'Which coach led the team Calcio Catania to a final league match win this season?',
     ];
     for (const query of queries) {
       for (const maxDay of [undefined, '2020-06-30']) {
@@ -103,6 +104,9 @@ describe('the close-match cut', () => {
     semanticWeight: 0.5,
     closeThreshold: 0.25,
     relativeThreshold: 0.75,
+    longQuestionRelativeThreshold: 0.75,
+    siblingNames: 0.4,
+    siblingWording: 0.3,
     keywordRelativeThreshold: 0.5,
     lexicalShare: 0.4,
     subjectShare: 0.2,
@@ -119,6 +123,27 @@ describe('the close-match cut', () => {
       '3',
       '1',
     ]);
+  });
+
+  it('cuts a long question at a lower share of the best score than a short one', () => {
+    // A long question has more than shortQuestionTerms terms (a news quiz's).
+    const loose = { ...ranking, lexicalShare: 0, longQuestionRelativeThreshold: 0.5 };
+    const scaled = pool.map((c) => ({ ...c, cos: c.cos * 0.4 }));
+    // Fused: 0.35, 0.21, 0.2, 0.02; the bars: short 0.75 × 0.35, long the floor, 0.25.
+    expect(replay(scaled, loose, question).map((c) => c.id)).toEqual(['1']);
+    const long = scaled.map((c) => ({ ...c, queryTerms: 9 }));
+    expect(replay(long, loose, question).map((c) => c.id)).toEqual(['1']);
+    const longer = long.map((c) => (c.id === '2' ? { ...c, lex: 0.2 } : c));
+    // Fact 2 fuses to 0.5 × 0.32 + 0.5 × 0.2 = 0.26, over the long question's bar of 0.25
+    // (but under a short one's, 0.2625).
+    expect(replay(longer, loose, question).map((c) => c.id)).toEqual(['2', '1']);
+    expect(
+      replay(
+        longer.map((c) => ({ ...c, queryTerms: 4 })),
+        loose,
+        question,
+      ).map((c) => c.id),
+    ).toEqual(['1']);
   });
 
   it('returns the nearest facts when none clears both bars', () => {

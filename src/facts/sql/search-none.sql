@@ -6,10 +6,11 @@
 -- $3 = "Calcio Catania"
 -- $4 = false
 -- $5 = 0.7
--- $6 = 0.2
--- $7 = 0.3
--- $8 = true
--- $9 = false
+-- $6 = 0.5
+-- $7 = 0.2
+-- $8 = 0.3
+-- $9 = true
+-- $10 = false
 WITH terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
@@ -90,14 +91,16 @@ WITH terms AS (
       WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))
     ),
     cut AS (
-      SELECT greatest(0.15::float8, $5::float8 * max(score)) AS bar, max(lex) AS top_lex,
+      SELECT greatest(0.15::float8, max(score) * CASE WHEN (SELECT count(*) FROM terms) <= 6::int
+                                      THEN $5::float8 ELSE $6::float8 END) AS bar,
+             max(lex) AS top_lex,
              (SELECT held FROM best) AS best_held, (SELECT named FROM best) AS best_named,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int
-               THEN $6::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
+               THEN $7::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
                                   WHERE t.lexeme = ANY (b.held))
                ELSE 0 END AS subject_bar,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int AND (SELECT named FROM best) > 0
-               THEN $7::float8 * (SELECT coalesce(sum(idf), 0) FROM template)
+               THEN $8::float8 * (SELECT coalesce(sum(idf), 0) FROM template)
                ELSE 0 END AS sibling_bar
       FROM fused
     ),
@@ -123,7 +126,7 @@ WITH terms AS (
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int)
     )
     SELECT question, answer, true_by, sources, score, close FROM picked
-    ORDER BY CASE WHEN $8::boolean THEN day END DESC NULLS LAST,
-      CASE WHEN NOT $8::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $9::boolean DESC,
-      CASE WHEN $8::boolean THEN score END DESC,
-      CASE WHEN NOT $8::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
+    ORDER BY CASE WHEN $9::boolean THEN day END DESC NULLS LAST,
+      CASE WHEN NOT $9::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $10::boolean DESC,
+      CASE WHEN $9::boolean THEN score END DESC,
+      CASE WHEN NOT $9::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;

@@ -8,10 +8,11 @@
 -- $5 = "2020-01-01"
 -- $6 = "2020-06-30"
 -- $7 = 0.7
--- $8 = 0.2
--- $9 = 0.3
--- $10 = true
--- $11 = false
+-- $8 = 0.5
+-- $9 = 0.2
+-- $10 = 0.3
+-- $11 = true
+-- $12 = false
 WITH terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
@@ -103,14 +104,16 @@ WITH terms AS (
       WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))
     ),
     cut AS (
-      SELECT greatest(0.15::float8, $7::float8 * max(score)) AS bar, max(lex) AS top_lex,
+      SELECT greatest(0.15::float8, max(score) * CASE WHEN (SELECT count(*) FROM terms) <= 6::int
+                                      THEN $7::float8 ELSE $8::float8 END) AS bar,
+             max(lex) AS top_lex,
              (SELECT held FROM best) AS best_held, (SELECT named FROM best) AS best_named,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int
-               THEN $8::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
+               THEN $9::float8 * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
                                   WHERE t.lexeme = ANY (b.held))
                ELSE 0 END AS subject_bar,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int AND (SELECT named FROM best) > 0
-               THEN $9::float8 * (SELECT coalesce(sum(idf), 0) FROM template)
+               THEN $10::float8 * (SELECT coalesce(sum(idf), 0) FROM template)
                ELSE 0 END AS sibling_bar
       FROM fused
     ),
@@ -136,7 +139,7 @@ WITH terms AS (
        ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int)
     )
     SELECT question, answer, true_by, sources, score, close FROM picked
-    ORDER BY CASE WHEN $10::boolean THEN day END DESC NULLS LAST,
-      CASE WHEN NOT $10::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $11::boolean DESC,
-      CASE WHEN $10::boolean THEN score END DESC,
-      CASE WHEN NOT $10::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
+    ORDER BY CASE WHEN $11::boolean THEN day END DESC NULLS LAST,
+      CASE WHEN NOT $11::boolean THEN score END DESC, (regexp_replace(question, '([Ff]ormerly|[Pp]reviously) +(?=[A-Z])', '', 'g') ~* '\m(previous|previously|former|formerly|predecessor|preceded|preceding|before|prior|outgoing)\M') = $12::boolean DESC,
+      CASE WHEN $11::boolean THEN score END DESC,
+      CASE WHEN NOT $11::boolean THEN day END DESC NULLS LAST, id LIMIT 10::int;
