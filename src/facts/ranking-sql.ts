@@ -130,17 +130,25 @@ export function rankingStatement(
 
 /**
  * The query's lexemes with their weight (IDF to `termRarityPower`), whether each is
- * rare enough to select candidates, and whether it is one of the query's naming words.
+ * rare enough to select candidates (the rarest first, within the budget of facts they
+ * may select together: `Ranking.termFactsBudget`), and whether it is one of the query's
+ * naming words.
  */
 function terms(parts: Parts, ranking: Ranking): string {
-  const [commonShare, maxTermFacts] = [float(ranking.commonTermShare), int(ranking.maxTermFacts)];
+  const [commonShare, budget, budgetShare] = [
+    float(ranking.commonTermShare),
+    int(ranking.termFactsBudget),
+    float(ranking.termFactsShare),
+  ];
   return `terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
              ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
              power(ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)),
                    ${float(ranking.termRarityPower)}) AS weight,
-             coalesce(s.ndoc, 0) <= least(c.facts * ${commonShare}, ${maxTermFacts}) AS selective,
+             coalesce(s.ndoc, 0) <= c.facts * ${commonShare}
+               AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
+                   <= greatest(${budget}, c.facts * ${budgetShare}) AS selective,
              t.lexeme = ANY (tsvector_to_array(to_tsvector('english', ${parts.names}))) AS named,
              quote_literal(t.lexeme)::tsquery AS any_field,
              (quote_literal(t.lexeme) || ':A')::tsquery AS in_question

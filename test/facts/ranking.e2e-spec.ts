@@ -5,7 +5,7 @@ import { replay } from '../../src/facts/evaluation';
 import { FactSearch, RankingRepository } from '../../src/facts/ranking.repository';
 import { StatisticsRepository } from '../../src/facts/statistics.repository';
 import { queryForm } from '../../src/facts/query-form';
-import { candidatesFor, rankingFor } from '../../src/facts/ranking';
+import { candidatesFor, Ranking, rankingFor } from '../../src/facts/ranking';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA, fact, matches, OTHER } from '../support/corpus';
 
@@ -467,6 +467,54 @@ describe('the lexical candidates of a question', () => {
     // places go to the other soldiers.
     expect(await drawn('military branch Myles Deering')).not.toContain(
       'Oklahoma Army National Guard',
+    );
+  });
+});
+
+describe('the terms that select lexical candidates', () => {
+  let t: TestApp;
+  // "quokka" is in 2 facts, "wombat" in 3, "dingo" in 4, each fact holding one of them.
+  beforeAll(async () => {
+    const about = (animal: string, n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        fact(
+          `Which zoo bought a ${animal} in ${2001 + i}?`,
+          `Zoo ${animal} ${i}`,
+          `${2001 + i}-01-01`,
+        ),
+      );
+    t = await startApp({
+      facts: [...about('quokka', 2), ...about('wombat', 3), ...about('dingo', 4), ...matches(40)],
+    });
+  });
+  afterAll(() => t.close());
+
+  const drawn = async (budget: Partial<Ranking>) => {
+    const facts = t.app.get(RankingRepository);
+    const embedder = t.app.get<Embedder>(EMBEDDER);
+    const query = 'quokka wombat dingo';
+    const [vector] = await embedder.embed([query]);
+    const ranking = { ...rankingFor(embedder.model), sides: 'lexical' as const, ...budget };
+    const rows = await facts.candidates({ query, vector, k: 10, timeline: true }, ranking);
+    return new Set(rows.map((row) => row.answer.split(' ')[1]));
+  };
+
+  it('are the rarest, as many as select at most the budget of facts together', async () => {
+    expect(await drawn({ termFactsBudget: 5, termFactsShare: 0 })).toEqual(
+      new Set(['quokka', 'wombat']),
+    );
+    expect(await drawn({ termFactsBudget: 9, termFactsShare: 0 })).toEqual(
+      new Set(['quokka', 'wombat', 'dingo']),
+    );
+    // The rarest alone overruns it: no term selects.
+    expect(await drawn({ termFactsBudget: 1, termFactsShare: 0 })).toEqual(new Set());
+  });
+
+  it('grows with the corpus', async () => {
+    // 49 facts: a share of 0.1 is 4.9 facts, of 0.19 is 9.31.
+    expect(await drawn({ termFactsBudget: 1, termFactsShare: 0.1 })).toEqual(new Set(['quokka']));
+    expect(await drawn({ termFactsBudget: 1, termFactsShare: 0.19 })).toEqual(
+      new Set(['quokka', 'wombat', 'dingo']),
     );
   });
 });

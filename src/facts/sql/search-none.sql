@@ -17,7 +17,9 @@ WITH terms AS (
              ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
              power(ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)),
                    3::float8) AS weight,
-             coalesce(s.ndoc, 0) <= least(c.facts * 0.1::float8, 1000::int) AS selective,
+             coalesce(s.ndoc, 0) <= c.facts * 0.1::float8
+               AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
+                   <= greatest(2000::int, c.facts * 0.02::float8) AS selective,
              t.lexeme = ANY (tsvector_to_array(to_tsvector('english', $3))) AS named,
              quote_literal(t.lexeme)::tsquery AS any_field,
              (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
