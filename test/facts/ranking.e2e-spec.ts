@@ -9,6 +9,30 @@ import { candidatesFor, Ranking, rankingFor } from '../../src/facts/ranking';
 import { startApp, TestApp } from '../support/app';
 import { CATANIA, fact, matches, OTHER } from '../support/corpus';
 
+/** One search of `query` on `t`'s store at k 10, newest first, the ranking changed by `change`. */
+async function searchOf(t: TestApp, query: string, change: Partial<Ranking> = {}) {
+  const embedder = t.app.get<Embedder>(EMBEDDER);
+  const [vector] = await embedder.embed([query]);
+  const search: FactSearch = { query, vector, k: 10, timeline: true };
+  return {
+    facts: t.app.get(RankingRepository),
+    search,
+    ranking: { ...rankingFor(embedder.model), ...change },
+  };
+}
+
+/** The answers `query` gets. */
+async function answersOf(t: TestApp, query: string, change: Partial<Ranking> = {}) {
+  const { facts, search, ranking } = await searchOf(t, query, change);
+  return (await facts.search(search, ranking)).map((row) => row.answer);
+}
+
+/** The answers of the lexical candidates `query` draws. */
+async function drawnOf(t: TestApp, query: string, change: Partial<Ranking> = {}) {
+  const { facts, search, ranking } = await searchOf(t, query, { ...change, sides: 'lexical' });
+  return (await facts.candidates(search, ranking)).map((row) => row.answer);
+}
+
 describe('the lexical score', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -316,14 +340,8 @@ describe('a short question names its subject', () => {
   });
   afterAll(() => t.close());
 
-  const answers = async (query: string, subjectShare?: number) => {
-    const facts = t.app.get(RankingRepository);
-    const embedder = t.app.get<Embedder>(EMBEDDER);
-    const [vector] = await embedder.embed([query]);
-    const ranking = { ...rankingFor(embedder.model), ...(subjectShare === 0 && { subjectShare }) };
-    const rows = await facts.search({ query, vector, k: 10, timeline: true }, ranking);
-    return rows.map((row) => row.answer);
-  };
+  const answers = (query: string, subjectShare?: number) =>
+    answersOf(t, query, subjectShare === 0 ? { subjectShare } : {});
 
   it("answers with the subject's facts, not with other subjects' facts on the same relation", async () => {
     expect(await answers('What was the subsidiary of RTVE?')).toEqual(['TVE', 'RNE']);
@@ -387,14 +405,8 @@ describe('a short question’s answer worded otherwise than the best match', () 
   });
   afterAll(() => t.close());
 
-  const answers = async (query: string, siblingNames?: number) => {
-    const facts = t.app.get(RankingRepository);
-    const embedder = t.app.get<Embedder>(EMBEDDER);
-    const [vector] = await embedder.embed([query]);
-    const ranking = { ...rankingFor(embedder.model), ...(siblingNames && { siblingNames }) };
-    const rows = await facts.search({ query, vector, k: 10, timeline: true }, ranking);
-    return rows.map((row) => row.answer);
-  };
+  const answers = (query: string, siblingNames?: number) =>
+    answersOf(t, query, siblingNames ? { siblingNames } : {});
 
   it('comes first when it is newer, and neither the subject’s other facts nor other subjects’ come in', async () => {
     expect(await answers('What was the military branch of Myles Deering?')).toEqual([
@@ -408,12 +420,8 @@ describe('a short question’s answer worded otherwise than the best match', () 
   });
 
   it('is let in by the calibration replay exactly as by the SQL', async () => {
-    const facts = t.app.get(RankingRepository);
-    const embedder = t.app.get<Embedder>(EMBEDDER);
-    const ranking = rankingFor(embedder.model);
     const query = 'What was the military branch of Myles Deering?';
-    const [vector] = await embedder.embed([query]);
-    const search: FactSearch = { query, vector, k: 10, timeline: true };
+    const { facts, search, ranking } = await searchOf(t, query);
     const replayed = replay(await facts.candidates(search, ranking), ranking, queryForm(query));
     expect(replayed.map((c) => c.answer)).toEqual(
       (await facts.search(search, ranking)).map((row) => row.answer),
@@ -450,14 +458,7 @@ describe('the lexical candidates of a question', () => {
   });
   afterAll(() => t.close());
 
-  const drawn = async (query: string) => {
-    const facts = t.app.get(RankingRepository);
-    const embedder = t.app.get<Embedder>(EMBEDDER);
-    const [vector] = await embedder.embed([query]);
-    const ranking = { ...rankingFor(embedder.model), sides: 'lexical' as const };
-    const rows = await facts.candidates({ query, vector, k: 10, timeline: true }, ranking);
-    return rows.map((row) => row.answer);
-  };
+  const drawn = (query: string) => drawnOf(t, query);
 
   it('draws the facts naming its subject before other subjects’ facts on its relation', async () => {
     expect(await drawn('What was the military branch of Myles Deering?')).toContain(
@@ -489,15 +490,10 @@ describe('the terms that select lexical candidates', () => {
   });
   afterAll(() => t.close());
 
-  const drawn = async (budget: Partial<Ranking>) => {
-    const facts = t.app.get(RankingRepository);
-    const embedder = t.app.get<Embedder>(EMBEDDER);
-    const query = 'quokka wombat dingo';
-    const [vector] = await embedder.embed([query]);
-    const ranking = { ...rankingFor(embedder.model), sides: 'lexical' as const, ...budget };
-    const rows = await facts.candidates({ query, vector, k: 10, timeline: true }, ranking);
-    return new Set(rows.map((row) => row.answer.split(' ')[1]));
-  };
+  const drawn = async (budget: Partial<Ranking>) =>
+    new Set(
+      (await drawnOf(t, 'quokka wombat dingo', budget)).map((answer) => answer.split(' ')[1]),
+    );
 
   it('are the rarest, as many as select at most the budget of facts together', async () => {
     expect(await drawn({ termFactsBudget: 5, termFactsShare: 0 })).toEqual(
