@@ -81,7 +81,7 @@ export function candidateStatement(
     within: window('f.true_by'),
     k: int(search.k),
   };
-  const lexicalLimit = int(ranking.sides === 'semantic' ? 0 : perSide);
+  const lexicalLimit = ranking.sides === 'semantic' ? 0 : perSide;
   const semanticLimit = int(
     ranking.sides === 'lexical'
       ? 0
@@ -169,22 +169,43 @@ function terms(parts: Parts, ranking: Ranking): string {
  * place to a hundred on "military branch" (recall@10 0.897 → 0.903, first answer 0.917
  * → 0.932). Keywords weigh by plain IDF, each of a text's words about as telling as
  * another (with the rarity power dev article-word recall fell 0.933 → 0.883).
+ *
+ * Facts holding the same query terms (so the same weight) take at most `sameTerms` of
+ * the places, the newest of them (`Ranking.sameTermsShare`): one template's look-alikes,
+ * which differ in names the query does not hold, tie on everything this side can tell
+ * apart, and a hundred of them would otherwise fill every place with the same evidence.
+ * The share is worked out among the best `reach` facts by weight, then date: ranking
+ * every selected fact (20,000 at 1M) cost 40% of a search there, the reach of ten times
+ * the places 2% (bench/README.md).
  */
-function lexicalCandidates(parts: Parts, ranking: Ranking, limit: string): string {
+function lexicalCandidates(parts: Parts, ranking: Ranking, limit: number): string {
   const answerWeight = float(ranking.answerWeight);
-  return `lexical AS (
+  const sameTerms = int(Math.ceil(limit * ranking.sameTermsShare));
+  const reach = int(limit * ranking.sameTermsReach);
+  return `summed AS (
       -- One index-only range scan per selective term ("OFFSET 0" keeps the planner
-      -- from merging the whole term index against the terms instead).
-      SELECT p.fact_id AS id
+      -- from merging the whole term index against the terms instead). Each fact's sum
+      -- adds its terms in the terms' order, so facts holding the same terms weigh the
+      -- same to the last bit.
+      SELECT p.fact_id AS id, max(p.true_by) AS day,
+             sum(CASE WHEN ${parts.keywords} THEN t.idf ELSE t.weight END
+                 * CASE WHEN p.in_question THEN 1 ELSE ${answerWeight} END) AS weight
       FROM terms t CROSS JOIN LATERAL (
-        SELECT f.fact_id, f.in_question FROM fact_terms f
+        SELECT f.fact_id, f.in_question, f.true_by FROM fact_terms f
         WHERE f.term = t.lexeme ${parts.within} OFFSET 0
       ) p
       WHERE t.selective
       GROUP BY p.fact_id
-      ORDER BY sum(CASE WHEN ${parts.keywords} THEN t.idf ELSE t.weight END
-                   * CASE WHEN p.in_question THEN 1 ELSE ${answerWeight} END) DESC
-      LIMIT ${limit}
+    ),
+    lexical AS (
+      SELECT id FROM (
+        SELECT id, weight,
+               row_number() OVER (PARTITION BY weight ORDER BY day DESC NULLS LAST, id) AS nth
+        FROM (SELECT * FROM summed ORDER BY weight DESC, day DESC NULLS LAST, id LIMIT ${reach}) best
+      ) ranked
+      WHERE nth <= ${sameTerms}
+      ORDER BY weight DESC, nth
+      LIMIT ${int(limit)}
     )`;
 }
 

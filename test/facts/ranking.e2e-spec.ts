@@ -458,17 +458,30 @@ describe('the lexical candidates of a question', () => {
   });
   afterAll(() => t.close());
 
-  const drawn = (query: string) => drawnOf(t, query);
+  const drawn = (query: string, change: Partial<Ranking> = {}) => drawnOf(t, query, change);
 
   it('draws the facts naming its subject before other subjects’ facts on its relation', async () => {
     expect(await drawn('What was the military branch of Myles Deering?')).toContain(
       'Oklahoma Army National Guard',
     );
-    // Keywords weigh by plain IDF: two common words outweigh one rare, and the twenty
-    // places go to the other soldiers.
-    expect(await drawn('military branch Myles Deering')).not.toContain(
-      'Oklahoma Army National Guard',
-    );
+  });
+
+  it('gives the facts that hold the same query terms a fifth of its places, the newest', async () => {
+    // Keywords weigh by plain IDF: two common words outweigh one rare. Without the
+    // share, the thirty soldiers' facts, tied on "military branch", take all twenty
+    // places and the subject's fact none.
+    const keywords = 'military branch Myles Deering';
+    const tied = await drawn(keywords, { sameTermsShare: 1 });
+    expect(tied.filter((answer) => answer.startsWith('Branch '))).toHaveLength(20);
+    expect(tied).not.toContain('Oklahoma Army National Guard');
+    const shared = await drawn(keywords);
+    expect(shared.filter((answer) => answer.startsWith('Branch ')).sort()).toEqual([
+      'Branch 26',
+      'Branch 27',
+      'Branch 28',
+      'Branch 29',
+    ]);
+    expect(shared).toContain('Oklahoma Army National Guard');
   });
 });
 

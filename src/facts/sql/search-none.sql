@@ -30,18 +30,29 @@ WITH terms AS (
       -- a subject's facts is wanted, not what the subject is: the order sees to them.
       WHERE t.lexeme <> ALL (tsvector_to_array(to_tsvector('english', 'previous previously former formerly predecessor preceded preceding before prior outgoing current currently today nowadays latest recent recently incumbent')))
     ),
-    lexical AS (
+    summed AS (
       -- One index-only range scan per selective term ("OFFSET 0" keeps the planner
-      -- from merging the whole term index against the terms instead).
-      SELECT p.fact_id AS id
+      -- from merging the whole term index against the terms instead). Each fact's sum
+      -- adds its terms in the terms' order, so facts holding the same terms weigh the
+      -- same to the last bit.
+      SELECT p.fact_id AS id, max(p.true_by) AS day,
+             sum(CASE WHEN $4::boolean THEN t.idf ELSE t.weight END
+                 * CASE WHEN p.in_question THEN 1 ELSE 0.2::float8 END) AS weight
       FROM terms t CROSS JOIN LATERAL (
-        SELECT f.fact_id, f.in_question FROM fact_terms f
+        SELECT f.fact_id, f.in_question, f.true_by FROM fact_terms f
         WHERE f.term = t.lexeme  OFFSET 0
       ) p
       WHERE t.selective
       GROUP BY p.fact_id
-      ORDER BY sum(CASE WHEN $4::boolean THEN t.idf ELSE t.weight END
-                   * CASE WHEN p.in_question THEN 1 ELSE 0.2::float8 END) DESC
+    ),
+    lexical AS (
+      SELECT id FROM (
+        SELECT id, weight,
+               row_number() OVER (PARTITION BY weight ORDER BY day DESC NULLS LAST, id) AS nth
+        FROM (SELECT * FROM summed ORDER BY weight DESC, day DESC NULLS LAST, id LIMIT 200::int) best
+      ) ranked
+      WHERE nth <= 4::int
+      ORDER BY weight DESC, nth
       LIMIT 20::int
     ),
     semantic AS (
