@@ -256,7 +256,8 @@ export function fuse(pool: Candidate[], ranking: Pick<Ranking, 'semanticWeight'>
 
 /**
  * `closeMatches` of ranking-sql.ts: the k best over the bars (with the subject test for
- * a short question) and the best match's siblings, or when none is, the k nearest.
+ * a short question) and the best match's siblings (the subject's by their names, not held
+ * to the subject test), or when none is, the k nearest.
  */
 export function closeMatches(scored: Scored[], ranking: Cut, form: QueryForm, k: number): Scored[] {
   if (!scored.length) return [];
@@ -281,7 +282,7 @@ export function closeMatches(scored: Scored[], ranking: Cut, form: QueryForm, k:
     s.c.named >= ranking.siblingNames * anchor.named &&
     sum(template.filter(([word]) => word in s.c.wording).map(([, w]) => w)) >= siblingBar - 1e-9;
   const close = scored.filter(
-    (s) => (s.score >= bar || sibling(s)) && s.c.lex >= lexBar && agrees(s),
+    (s) => ((s.score >= bar && agrees(s)) || sibling(s)) && s.c.lex >= lexBar,
   );
   return (close.length ? close : scored).sort(byScore).slice(0, k);
 }

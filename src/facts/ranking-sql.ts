@@ -363,6 +363,9 @@ function fuse(ranking: Ranking): string {
  * own question words beyond the query's (its `template`: how the subject's facts word
  * the relation). The subject's facts on other relations share the names but not that
  * wording, and other subjects' facts the wording but not the names: neither comes in.
+ * A sibling is the subject's by its names, so the subject test, which asks for a share
+ * of the anchor's terms with its relation word, does not apply to it: at 1M, where
+ * "terminus" outweighs "Line 15" six times, it cut the terminal station's fact.
  */
 function closeMatches(
   ranking: Ranking,
@@ -409,16 +412,18 @@ function closeMatches(
     ),
     close AS (
       SELECT f.* FROM fused f, cut
-      WHERE CASE WHEN f.score >= cut.bar THEN true
+      WHERE f.lex >= ${lexical} * cut.top_lex
+        AND CASE WHEN f.score >= cut.bar
+                      AND (cut.subject_bar = 0
+                           OR (SELECT coalesce(sum(t.weight), 0) FROM terms t
+                               WHERE t.lexeme = ANY (cut.best_held) AND t.lexeme = ANY (f.held))
+                              >= cut.subject_bar)
+                 THEN true
                  WHEN cut.sibling_bar > 0 AND f.score >= ${threshold}
                       AND f.named >= ${names} * cut.best_named
                  THEN (SELECT coalesce(sum(t.idf), 0) FROM template t
                        WHERE f.search_text @@ t.in_question) >= cut.sibling_bar
                  ELSE false END
-        AND f.lex >= ${lexical} * cut.top_lex
-        AND (cut.subject_bar = 0
-             OR (SELECT coalesce(sum(t.weight), 0) FROM terms t
-                 WHERE t.lexeme = ANY (cut.best_held) AND t.lexeme = ANY (f.held)) >= cut.subject_bar)
       -- The k closest; of equal ones (a series of one question) the newest.
       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT ${limit}
     ),

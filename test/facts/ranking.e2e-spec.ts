@@ -430,6 +430,50 @@ describe('a short question’s answer worded otherwise than the best match', () 
   });
 });
 
+describe('a sibling whose relation word is far rarer than the names', () => {
+  let t: TestApp;
+  // The 1M bench's case: "terminus" is in one fact, "Line 15" in thirty-two (of some 370),
+  // so the subject test (a fifth of the anchor's terms' weight) asks for the relation
+  // word the sibling words otherwise; its names and its wording make it the subject's.
+  beforeAll(async () => {
+    t = await startApp({
+      facts: [
+        fact(
+          "What was Beijing Subway's Line 15 terminus from December 2010 to December 2011?",
+          'Wangjing West; Houshayu',
+          '2010-12-01',
+        ),
+        fact(
+          "What was Beijing Subway's terminal station for Line 15 from December 2011 to December 2014?",
+          'Wangjing West; Fengbo',
+          '2011-12-01',
+        ),
+        ...Array.from({ length: 30 }, (_, i) =>
+          fact(
+            `Which Line 15 bus did rider number ${i} take in ${1960 + i}?`,
+            `Bus ${i}`,
+            `${1960 + i}-01-01`,
+          ),
+        ),
+        ...OTHER,
+        ...matches(300),
+      ],
+    });
+  });
+  afterAll(() => t.close());
+
+  it('is a close match though it fails the subject test, and the look-alikes are not', async () => {
+    const query = 'What was the terminus of Line 15?';
+    expect(await answersOf(t, query)).toEqual(['Wangjing West; Fengbo', 'Wangjing West; Houshayu']);
+    const { facts, search, ranking } = await searchOf(t, query);
+    const replayed = replay(await facts.candidates(search, ranking), ranking, queryForm(query));
+    expect(replayed.map((c) => c.answer)).toEqual([
+      'Wangjing West; Fengbo',
+      'Wangjing West; Houshayu',
+    ]);
+  });
+});
+
 describe('the lexical candidates of a question', () => {
   let t: TestApp;
   // Thirty other soldiers' "military branch" facts: each holds two of the question's

@@ -127,16 +127,18 @@ WITH terms AS (
     ),
     close AS (
       SELECT f.* FROM fused f, cut
-      WHERE CASE WHEN f.score >= cut.bar THEN true
+      WHERE f.lex >= 0::float8 * cut.top_lex
+        AND CASE WHEN f.score >= cut.bar
+                      AND (cut.subject_bar = 0
+                           OR (SELECT coalesce(sum(t.weight), 0) FROM terms t
+                               WHERE t.lexeme = ANY (cut.best_held) AND t.lexeme = ANY (f.held))
+                              >= cut.subject_bar)
+                 THEN true
                  WHEN cut.sibling_bar > 0 AND f.score >= 0.15::float8
                       AND f.named >= 0.4::float8 * cut.best_named
                  THEN (SELECT coalesce(sum(t.idf), 0) FROM template t
                        WHERE f.search_text @@ t.in_question) >= cut.sibling_bar
                  ELSE false END
-        AND f.lex >= 0::float8 * cut.top_lex
-        AND (cut.subject_bar = 0
-             OR (SELECT coalesce(sum(t.weight), 0) FROM terms t
-                 WHERE t.lexeme = ANY (cut.best_held) AND t.lexeme = ANY (f.held)) >= cut.subject_bar)
       -- The k closest; of equal ones (a series of one question) the newest.
       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int
     ),
