@@ -27,6 +27,13 @@ async function answersOf(t: TestApp, query: string, change: Partial<Ranking> = {
   return (await facts.search(search, ranking)).map((row) => row.answer);
 }
 
+/** The answers the calibration replay (evaluation.ts) gives `query`, from its candidates. */
+async function replayedOf(t: TestApp, query: string) {
+  const { facts, search, ranking } = await searchOf(t, query);
+  const replayed = replay(await facts.candidates(search, ranking), ranking, queryForm(query));
+  return replayed.map((c) => c.answer);
+}
+
 /** The answers of the lexical candidates `query` draws. */
 async function drawnOf(t: TestApp, query: string, change: Partial<Ranking> = {}) {
   const { facts, search, ranking } = await searchOf(t, query, { ...change, sides: 'lexical' });
@@ -421,12 +428,9 @@ describe('a short question’s answer worded otherwise than the best match', () 
 
   it('is let in by the calibration replay exactly as by the SQL', async () => {
     const query = 'What was the military branch of Myles Deering?';
-    const { facts, search, ranking } = await searchOf(t, query);
-    const replayed = replay(await facts.candidates(search, ranking), ranking, queryForm(query));
-    expect(replayed.map((c) => c.answer)).toEqual(
-      (await facts.search(search, ranking)).map((row) => row.answer),
-    );
-    expect(replayed.map((c) => c.answer)).toContain('Oklahoma Army National Guard');
+    const replayed = await replayedOf(t, query);
+    expect(replayed).toEqual(await answersOf(t, query));
+    expect(replayed).toContain('Oklahoma Army National Guard');
   });
 });
 
@@ -464,13 +468,9 @@ describe('a sibling whose relation word is far rarer than the names', () => {
 
   it('is a close match though it fails the subject test, and the look-alikes are not', async () => {
     const query = 'What was the terminus of Line 15?';
-    expect(await answersOf(t, query)).toEqual(['Wangjing West; Fengbo', 'Wangjing West; Houshayu']);
-    const { facts, search, ranking } = await searchOf(t, query);
-    const replayed = replay(await facts.candidates(search, ranking), ranking, queryForm(query));
-    expect(replayed.map((c) => c.answer)).toEqual([
-      'Wangjing West; Fengbo',
-      'Wangjing West; Houshayu',
-    ]);
+    const expected = ['Wangjing West; Fengbo', 'Wangjing West; Houshayu'];
+    expect(await answersOf(t, query)).toEqual(expected);
+    expect(await replayedOf(t, query)).toEqual(expected);
   });
 });
 
