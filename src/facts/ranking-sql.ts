@@ -143,8 +143,8 @@ function terms(parts: Parts, ranking: Ranking): string {
   return `terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
-             ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf,
-             power(ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)),
+             ${idf('s.ndoc')} AS idf,
+             power(${idf('s.ndoc')},
                    ${float(ranking.termRarityPower)}) AS weight,
              coalesce(s.ndoc, 0) <= c.facts * ${commonShare}
                AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
@@ -390,7 +390,7 @@ function closeMatches(
     ),
     template AS (
       SELECT (quote_literal(l.lexeme) || ':A')::tsquery AS in_question,
-             ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf
+             ${idf('s.ndoc')} AS idf
       FROM best b CROSS JOIN corpus_stats c
       CROSS JOIN unnest(tsvector_to_array(ts_filter(b.search_text, '{a}'))) AS l(lexeme)
       LEFT JOIN lexeme_stats s ON s.lexeme = l.lexeme
@@ -474,6 +474,14 @@ function order(timeline: string, previous: string, k: number): string {
       CASE WHEN NOT ${timeline} THEN score END DESC, ${tense},
       CASE WHEN ${timeline} THEN score END DESC,
       CASE WHEN NOT ${timeline} THEN day END DESC NULLS LAST, id LIMIT ${int(k)}`;
+}
+
+/**
+ * The IDF of a lexeme in `ndoc` of the corpus's facts (`c`, the row of corpus_stats),
+ * as BM25 has it.
+ */
+export function idf(ndoc: string): string {
+  return `ln(1 + (c.facts - coalesce(${ndoc}, 0) + 0.5)::float8 / (coalesce(${ndoc}, 0) + 0.5))`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ReadReplicas } from '../database/read-replicas';
 import { Ranking } from './ranking';
-import { candidateStatement, FactSearch, rankingStatement, WindowPath } from './ranking-sql';
+import { candidateStatement, FactSearch, idf, rankingStatement, WindowPath } from './ranking-sql';
 
 export type { FactSearch };
 import { StatisticsRepository } from './statistics.repository';
@@ -145,8 +145,7 @@ export class RankingRepository {
          (SELECT coalesce(jsonb_object_agg(t.lexeme, t.weight), '{}') FROM terms t
           WHERE t.lexeme = ANY (s.held)) AS held,
          (SELECT count(*) FROM terms)::int AS "queryTerms",
-         (SELECT coalesce(jsonb_object_agg(l.lexeme,
-                   ln(1 + (c.facts - coalesce(x.ndoc, 0) + 0.5)::float8 / (coalesce(x.ndoc, 0) + 0.5))), '{}')
+         (SELECT coalesce(jsonb_object_agg(l.lexeme, ${idf('x.ndoc')}), '{}')
           FROM unnest(tsvector_to_array(ts_filter(s.search_text, '{a}'))) AS l(lexeme)
           CROSS JOIN corpus_stats c LEFT JOIN lexeme_stats x ON x.lexeme = l.lexeme
           WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))) AS wording
