@@ -389,12 +389,8 @@ function closeMatches(
       ORDER BY named DESC, score DESC, day DESC NULLS LAST, id LIMIT 1
     ),
     template AS (
-      SELECT (quote_literal(l.lexeme) || ':A')::tsquery AS in_question,
-             ${idf('s.ndoc')} AS idf
-      FROM best b CROSS JOIN corpus_stats c
-      CROSS JOIN unnest(tsvector_to_array(ts_filter(b.search_text, '{a}'))) AS l(lexeme)
-      LEFT JOIN lexeme_stats s ON s.lexeme = l.lexeme
-      WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))
+      SELECT (quote_literal(w.lexeme) || ':A')::tsquery AS in_question, w.idf
+      FROM best b CROSS JOIN LATERAL ${questionWords('b.search_text')} w
     ),
     cut AS (
       SELECT greatest(${threshold}, max(score) * CASE WHEN (SELECT count(*) FROM terms) <= ${short}
@@ -477,10 +473,25 @@ function order(timeline: string, previous: string, k: number): string {
 }
 
 /**
+ * A fact's own question words beyond the query's, numbers aside, with their IDF: how it
+ * words its relation. A sub-select of `lexeme` and `idf` over `searchText`, a fact's
+ * tsvector (the question's lexemes are its A-weighted ones), for a statement that has
+ * the CTE `terms`; the anchor's make the siblings' `template` (`closeMatches`), and
+ * `RankingRepository.candidates` reads every candidate's for the replay. The sub-select
+ * names its own tables l, c and s: `searchText` must not use those aliases.
+ */
+export function questionWords(searchText: string): string {
+  return `(SELECT l.lexeme, ${idf('s.ndoc')} AS idf
+        FROM unnest(tsvector_to_array(ts_filter(${searchText}, '{a}'))) AS l(lexeme)
+        CROSS JOIN corpus_stats c LEFT JOIN lexeme_stats s ON s.lexeme = l.lexeme
+        WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms)))`;
+}
+
+/**
  * The IDF of a lexeme in `ndoc` of the corpus's facts (`c`, the row of corpus_stats),
  * as BM25 has it.
  */
-export function idf(ndoc: string): string {
+function idf(ndoc: string): string {
   return `ln(1 + (c.facts - coalesce(${ndoc}, 0) + 0.5)::float8 / (coalesce(${ndoc}, 0) + 0.5))`;
 }
 

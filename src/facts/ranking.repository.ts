@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ReadReplicas } from '../database/read-replicas';
 import { Ranking } from './ranking';
-import { candidateStatement, FactSearch, idf, rankingStatement, WindowPath } from './ranking-sql';
+import {
+  candidateStatement,
+  FactSearch,
+  questionWords,
+  rankingStatement,
+  WindowPath,
+} from './ranking-sql';
 
 export type { FactSearch };
 import { StatisticsRepository } from './statistics.repository';
@@ -32,7 +38,8 @@ export interface Candidate {
   queryTerms: number;
   /**
    * Its question's words beyond the query's, numbers aside, with their IDF: how it
-   * words its relation (the CTE `template` of ranking-sql.ts, for the best match).
+   * words its relation (`questionWords` in ranking-sql.ts; the best match's make the
+   * CTE `template`).
    */
   wording: Record<string, number>;
 }
@@ -143,13 +150,11 @@ export class RankingRepository {
     const rows = await this.db.query<Candidate[]>(
       `${sql} SELECT id::text, question, answer, true_by, cos, lex, named,
          (SELECT coalesce(jsonb_object_agg(t.lexeme, t.weight), '{}') FROM terms t
-          WHERE t.lexeme = ANY (s.held)) AS held,
+          WHERE t.lexeme = ANY (f.held)) AS held,
          (SELECT count(*) FROM terms)::int AS "queryTerms",
-         (SELECT coalesce(jsonb_object_agg(l.lexeme, ${idf('x.ndoc')}), '{}')
-          FROM unnest(tsvector_to_array(ts_filter(s.search_text, '{a}'))) AS l(lexeme)
-          CROSS JOIN corpus_stats c LEFT JOIN lexeme_stats x ON x.lexeme = l.lexeme
-          WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))) AS wording
-       FROM scored s`,
+         (SELECT coalesce(jsonb_object_agg(w.lexeme, w.idf), '{}')
+          FROM ${questionWords('f.search_text')} w) AS wording
+       FROM scored f`,
       params,
     );
     return rows.map((row) => ({

@@ -104,12 +104,11 @@ WITH terms AS (
       ORDER BY named DESC, score DESC, day DESC NULLS LAST, id LIMIT 1
     ),
     template AS (
-      SELECT (quote_literal(l.lexeme) || ':A')::tsquery AS in_question,
-             ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf
-      FROM best b CROSS JOIN corpus_stats c
-      CROSS JOIN unnest(tsvector_to_array(ts_filter(b.search_text, '{a}'))) AS l(lexeme)
-      LEFT JOIN lexeme_stats s ON s.lexeme = l.lexeme
-      WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))
+      SELECT (quote_literal(w.lexeme) || ':A')::tsquery AS in_question, w.idf
+      FROM best b CROSS JOIN LATERAL (SELECT l.lexeme, ln(1 + (c.facts - coalesce(s.ndoc, 0) + 0.5)::float8 / (coalesce(s.ndoc, 0) + 0.5)) AS idf
+        FROM unnest(tsvector_to_array(ts_filter(b.search_text, '{a}'))) AS l(lexeme)
+        CROSS JOIN corpus_stats c LEFT JOIN lexeme_stats s ON s.lexeme = l.lexeme
+        WHERE l.lexeme !~ '^[0-9]' AND l.lexeme <> ALL (ARRAY(SELECT lexeme FROM terms))) w
     ),
     cut AS (
       SELECT greatest(0.15::float8, max(score) * CASE WHEN (SELECT count(*) FROM terms) <= 6::int
