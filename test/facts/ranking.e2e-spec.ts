@@ -54,16 +54,16 @@ describe('the lexical score', () => {
   });
   afterAll(() => t.close());
 
-  it("is the share of the query terms' weight found (IDF to the rarity power), answer-only terms counting less", async () => {
-    const facts = t.app.get(RankingRepository);
-    const embedder = t.app.get<Embedder>(EMBEDDER);
-    const ranking = rankingFor(embedder.model);
-    const [vector] = await embedder.embed(['river Vienna']);
-    const rows = await facts.candidates(
-      { query: 'river Vienna', vector, k: 10, timeline: true },
-      ranking,
-    );
-    const lex = Object.fromEntries(rows.map((row) => [row.question, row.lex]));
+  /** Each candidate's lexical score for `query`, by question. */
+  async function lexOf(query: string) {
+    const { facts, search, ranking } = await searchOf(t, query);
+    const rows = await facts.candidates(search, ranking);
+    return Object.fromEntries(rows.map((row) => [row.question, row.lex]));
+  }
+
+  it("is the share of a question's terms' weight found (IDF to the rarity power), answer-only terms counting less", async () => {
+    const ranking = rankingFor(t.app.get<Embedder>(EMBEDDER).model);
+    const lex = await lexOf('What about the river in Vienna?');
     // N = 4 facts; "river" is in 2, "vienna" in 2 (one only as an answer word).
     const idf = (n: number) => Math.log(1 + (4 - n + 0.5) / (n + 0.5)) ** ranking.termRarityPower;
     const total = idf(2) + idf(2);
@@ -71,11 +71,7 @@ describe('the lexical score', () => {
     expect(lex['Which river flows through Budapest?']).toBeCloseTo(idf(2) / total, 6);
     expect(lex['Which city hosts the Vienna State Opera?']).toBeCloseTo(idf(2) / total, 6);
     expect(lex['Who wrote the opera Tosca?'] ?? 0).toBe(0);
-    const byQuestion = Object.fromEntries(
-      (
-        await facts.candidates({ query: 'Budapest Tosca', vector, k: 10, timeline: true }, ranking)
-      ).map((row) => [row.question, row.lex]),
-    );
+    const byQuestion = await lexOf('What about Budapest and Tosca?');
     // "budapest" is in 2 facts: in one question, and in one answer only (answerWeight).
     const both = idf(2) + idf(1);
     expect(byQuestion['Which city hosts the Vienna State Opera?']).toBeCloseTo(
@@ -83,6 +79,36 @@ describe('the lexical score', () => {
       6,
     );
     expect(byQuestion['Who wrote the opera Tosca?']).toBeCloseTo(idf(1) / both, 6);
+  });
+
+  it("is for a long list of keywords the plain IDF found, against half their weight or the best fact's if more", async () => {
+    const { answerWeight, keywordCoverage } = rankingFor(t.app.get<Embedder>(EMBEDDER).model);
+    const idf = (n: number) => Math.log(1 + (4 - n + 0.5) / (n + 0.5));
+    // "danube" is in 2 answers, "budapest" in a question and an answer, "tosca" in a
+    // question, "puccini" in an answer, the last three words in none: no fact holds
+    // half of the words' weight.
+    const half = keywordCoverage * (2 * idf(2) + 2 * idf(1) + 3 * idf(0));
+    const lex = await lexOf('Danube Budapest Tosca Puccini lyre harp flute');
+    expect(lex['Who wrote the opera Tosca?']).toBeCloseTo(
+      (idf(1) + answerWeight * idf(1)) / half,
+      6,
+    );
+    expect(lex['Which river flows through Budapest?']).toBeCloseTo(
+      (idf(2) + answerWeight * idf(2)) / half,
+      6,
+    );
+    // The opera's fact holds more than half of these: "city", "hosts", "state" and (in
+    // its answer) "wrong" are in it alone, "vienna", "opera" and "budapest" in 2 facts.
+    const opera = 3 * idf(1) + 2 * idf(2) + answerWeight * idf(2) + answerWeight * idf(1);
+    const best = await lexOf('city hosts Vienna State Opera Budapest wrong');
+    expect(best['Which city hosts the Vienna State Opera?']).toBeCloseTo(1, 6);
+    expect(best['Who wrote the opera Tosca?']).toBeCloseTo(idf(2) / opera, 6);
+  });
+
+  it('is for a short list of keywords, which names a subject as a short question does, as for the question', async () => {
+    const ranking = rankingFor(t.app.get<Embedder>(EMBEDDER).model);
+    expect(await lexOf('Budapest Tosca')).toEqual(await lexOf('What about Budapest and Tosca?'));
+    expect(ranking.shortQuestionTerms).toBeGreaterThanOrEqual(2);
   });
 });
 
@@ -510,7 +536,7 @@ describe('the lexical candidates of a question', () => {
     );
   });
 
-  it('gives the facts that hold the same query terms a fifth of its places, the newest', async () => {
+  it('gives the facts that hold the same query terms a fifth of its places first, the newest', async () => {
     // Keywords weigh by plain IDF: two common words outweigh one rare. Without the
     // share, the thirty soldiers' facts, tied on "military branch", take all twenty
     // places and the subject's fact none.
@@ -518,14 +544,56 @@ describe('the lexical candidates of a question', () => {
     const tied = await drawn(keywords, { sameTermsShare: 1 });
     expect(tied.filter((answer) => answer.startsWith('Branch '))).toHaveLength(20);
     expect(tied).not.toContain('Oklahoma Army National Guard');
+    // With it the subject's three facts come in, and the places nobody else wants go
+    // to the soldiers' next newest.
     const shared = await drawn(keywords);
-    expect(shared.filter((answer) => answer.startsWith('Branch ')).sort()).toEqual([
-      'Branch 26',
-      'Branch 27',
-      'Branch 28',
-      'Branch 29',
-    ]);
-    expect(shared).toContain('Oklahoma Army National Guard');
+    expect(shared).toHaveLength(20);
+    expect(shared).toEqual(
+      expect.arrayContaining(['Oklahoma Army National Guard', 'Ohio State', 'Ann Lowe']),
+    );
+    const branches = shared.filter((answer) => answer.startsWith('Branch '));
+    expect(branches.sort()).toEqual(
+      Array.from({ length: 17 }, (_, i) => `Branch ${13 + i}`).sort(),
+    );
+  });
+});
+
+describe("a subject's facts tied on its one rare name", () => {
+  let t: TestApp;
+  // Eleven facts name Zanzibar, each in its question; "president" is too common to
+  // select (in more than a tenth of the facts), so they tie on "zanzibar" alone, and
+  // the president's is the oldest of them.
+  beforeAll(async () => {
+    const zanzibar = Array.from({ length: 10 }, (_, i) =>
+      fact(
+        `Which ${['port', 'festival', 'museum', 'market', 'ferry'][i % 5]} in Zanzibar opened in ${2010 + i}?`,
+        `Place ${i}`,
+        `${2010 + i}-06-01`,
+      ),
+    );
+    const presidents = Array.from({ length: 20 }, (_, i) =>
+      fact(
+        `Who was the vice president of chess club number ${i + 1}?`,
+        `Member ${i}`,
+        '2021-01-01',
+      ),
+    );
+    t = await startApp({
+      facts: [
+        fact('Who was the president of Zanzibar from 2000 to 2010?', 'Amani Karume', '2000-11-08'),
+        ...zanzibar,
+        ...presidents,
+        ...matches(100),
+      ],
+    });
+  });
+  afterAll(() => t.close());
+
+  it('are all drawn when no other fact wants the places, and the question is answered', async () => {
+    const question = 'Who was the president of Zanzibar?';
+    // The share alone would draw the four newest and leave sixteen places empty.
+    expect(await drawnOf(t, question)).toEqual(expect.arrayContaining(['Amani Karume']));
+    expect(await answersOf(t, question)).toEqual(['Amani Karume']);
   });
 });
 

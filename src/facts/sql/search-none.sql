@@ -51,8 +51,8 @@ WITH terms AS (
                row_number() OVER (PARTITION BY weight ORDER BY day DESC NULLS LAST, id) AS nth
         FROM (SELECT * FROM summed ORDER BY weight DESC, day DESC NULLS LAST, id LIMIT 200::int) best
       ) ranked
-      WHERE nth <= 4::int
-      ORDER BY weight DESC, nth
+      -- Within their share first, then the rest into the places left.
+      ORDER BY nth > 4::int, weight DESC, nth
       LIMIT 20::int
     ),
     semantic AS (
@@ -79,12 +79,16 @@ WITH terms AS (
     scored AS MATERIALIZED (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
              f.sources, f.true_by AS day, f.cos, f.search_text,
-             coalesce(h.weight / nullif((SELECT sum(weight) FROM terms), 0), 0) AS lex,
+             coalesce(h.weight / nullif(CASE WHEN ($4::boolean AND (SELECT count(*) FROM terms) > 6::int)
+                                             THEN greatest(max(h.weight) OVER (),
+                                                           0.5::float8 * (SELECT sum(idf) FROM terms))
+                                             ELSE (SELECT sum(weight) FROM terms) END, 0), 0) AS lex,
              coalesce(h.held, '{}') AS held, coalesce(h.named, 0) AS named
       FROM (SELECT id, question, answer, true_by, sources, search_text, cos FROM drawn
             UNION ALL SELECT * FROM series) f
       CROSS JOIN LATERAL (
-        SELECT sum(t.weight * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE 0.2::float8 END) AS weight,
+        SELECT sum(CASE WHEN ($4::boolean AND (SELECT count(*) FROM terms) > 6::int) THEN t.idf ELSE t.weight END
+                   * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE 0.2::float8 END) AS weight,
                array_agg(t.lexeme) AS held, sum(t.weight) FILTER (WHERE t.named) AS named
         FROM terms t WHERE f.search_text @@ t.any_field
       ) h
