@@ -8,6 +8,7 @@ import { FactMonths1764460800000 } from './1764460800000-FactMonths';
 import { FactSeries1764547200000 } from './1764547200000-FactSeries';
 import { CorpusCount1764637200000 } from './1764637200000-CorpusCount';
 import { Init1763769600000 } from './1763769600000-Init';
+import { LexemeSpellings1764806400000 } from './1764806400000-LexemeSpellings';
 import { Payments1764028800000 } from './1764028800000-Payments';
 import { Sources1764115200000 } from './1764115200000-Sources';
 import { SparqlSources1764633600000 } from './1764633600000-SparqlSources';
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   SparqlSources1764633600000,
   CorpusCount1764637200000,
   AdminApi1764720000000,
+  LexemeSpellings1764806400000,
 ];

@@ -149,16 +149,59 @@ function terms(parts: Parts, ranking: Ranking): string {
              coalesce(s.ndoc, 0) <= c.facts * ${commonShare}
                AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
                    <= greatest(${budget}, c.facts * ${budgetShare}) AS selective,
-             t.lexeme = ANY (tsvector_to_array(to_tsvector('english', ${parts.names}))) AS named,
-             quote_literal(t.lexeme)::tsquery AS any_field,
-             (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
+             n.named, w.spellings,
+             (SELECT string_agg(quote_literal(x), ' | ') FROM unnest(w.spellings) x)::tsquery
+               AS any_field,
+             (SELECT string_agg(quote_literal(x) || ':A', ' | ') FROM unnest(w.spellings) x)::tsquery
+               AS in_question
       FROM unnest(tsvector_to_array(to_tsvector('english', ${parts.query}))) AS t(lexeme)
       CROSS JOIN corpus_stats c
       LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
+      CROSS JOIN LATERAL (
+        SELECT t.lexeme = ANY (tsvector_to_array(to_tsvector('english', ${parts.names}))) AS named
+      ) n
+      CROSS JOIN LATERAL ${spellings('t.lexeme', 'coalesce(s.ndoc, 0)', 'n.named')} w
       -- Words of time relative to the asker ("today", "the current one") say which of
       -- a subject's facts is wanted, not what the subject is: the order sees to them.
       WHERE t.lexeme <> ALL (tsvector_to_array(to_tsvector('english', '${TENSE_WORDS}')))
     )`;
+}
+
+/**
+ * A query word's spellings, as the sub-select `(spellings)`: the word, and the corpus's
+ * words one letter away from it (one left out, added or changed, or two swapped) that
+ * are likely a misspelling of it or it of them. Only for a naming word of six letters
+ * or more that at most two facts hold: a rare name, whose one misspelled fact is a
+ * large share of what there is about it (a fact's "Amber Dceless game" for "Amber
+ * Diceless", "Penrhym Castle" for "Penrhyn"); its look-alikes are in no more facts than
+ * it. A name no fact holds (the caller's "Anthropc") takes its look-alike when there is
+ * exactly one. A fact holding a spelling holds the word. Common words and common names
+ * keep their own spelling: "state" and "stage", "Poland" and "Yoland" are all words.
+ * Both sides' words are found by their one-letter deletions (`lexeme_spellings`, filled
+ * with the term statistics): a few index probes a rare name, none for other words.
+ */
+function spellings(word: string, facts: string, named: string): string {
+  const deletions = `ARRAY(SELECT overlay(${word} placing '' from i for 1)
+                             FROM generate_series(1, length(${word})) i)`;
+  return `(
+        SELECT ${word} || CASE WHEN ${facts} = 0 AND cardinality(a.alike) > 1 THEN '{}' ELSE a.alike END
+                 AS spellings
+        FROM (SELECT ${deletions} AS deletions) d
+        CROSS JOIN LATERAL (
+          SELECT ARRAY(
+            SELECT DISTINCT x.lexeme FROM (
+              SELECT v.lexeme FROM lexeme_spellings v WHERE v.variant = ANY (d.deletions || ${word})
+              UNION ALL SELECT unnest(d.deletions)
+            ) x JOIN lexeme_stats r ON r.lexeme = x.lexeme
+            WHERE x.lexeme <> ${word} AND (${facts} = 0 OR r.ndoc <= ${facts})
+            ORDER BY x.lexeme
+          ) AS alike
+        ) a
+        WHERE ${named} AND ${word} ~ '^[a-z]+$' AND length(${word}) >= 6
+          AND ${facts} <= 2
+        UNION ALL SELECT ARRAY[${word}]
+        LIMIT 1
+      )`;
 }
 
 /**
@@ -197,7 +240,7 @@ function lexicalCandidates(parts: Parts, ranking: Ranking, limit: number): strin
                  * CASE WHEN p.in_question THEN 1 ELSE ${answerWeight} END) AS weight
       FROM terms t CROSS JOIN LATERAL (
         SELECT f.fact_id, f.in_question, f.true_by FROM fact_terms f
-        WHERE f.term = t.lexeme ${parts.within} OFFSET 0
+        WHERE f.term = ANY (t.spellings) ${parts.within} OFFSET 0
       ) p
       WHERE t.selective
       GROUP BY p.fact_id

@@ -28,3 +28,13 @@ export const EMBEDDING_BITS_DDL = [
 export const FILL_FACT_MONTHS = `INSERT INTO fact_months (month, facts)
   SELECT date_trunc('month', true_by)::date, count(*) FROM facts
   WHERE true_by IS NOT NULL GROUP BY 1`;
+
+/**
+ * Fills the emptied `lexeme_spellings`: each word of five letters or more by its
+ * one-letter deletions ("dicelss", "dceless", … for "diceless"), which a misspelling one
+ * letter away shares (`spellings` in ranking-sql.ts).
+ */
+export const FILL_LEXEME_SPELLINGS = `INSERT INTO lexeme_spellings (variant, lexeme)
+  SELECT DISTINCT overlay(s.lexeme placing '' from i for 1), s.lexeme
+  FROM lexeme_stats s, generate_series(1, length(s.lexeme)) i
+  WHERE length(s.lexeme) >= 5 AND s.lexeme ~ '^[a-z]+$'`;

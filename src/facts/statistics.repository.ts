@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { FILL_FACT_MONTHS } from './schema';
+import { FILL_FACT_MONTHS, FILL_LEXEME_SPELLINGS } from './schema';
 
 /**
  * The statistics the ranking weighs and sizes by, derived from the facts: document
@@ -72,6 +72,8 @@ export class StatisticsRepository {
         `INSERT INTO lexeme_stats (lexeme, ndoc)
          SELECT term, count(*) FROM fact_terms GROUP BY term`,
       );
+      await tx.query(`DELETE FROM lexeme_spellings`);
+      await tx.query(FILL_LEXEME_SPELLINGS);
       await tx.query(`UPDATE corpus_stats SET facts = (SELECT count(*) FROM facts)`);
       await tx.query(`DELETE FROM fact_months`);
       await tx.query(FILL_FACT_MONTHS);
@@ -82,12 +84,19 @@ export class StatisticsRepository {
     // autovacuum would analyse the one-row corpus_stats only after 50 updates).
     await this.db.query(`VACUUM ANALYZE fact_terms`);
     await this.db.query(`VACUUM ANALYZE facts`);
-    await this.db.query(`ANALYZE lexeme_stats, corpus_stats, fact_months`);
+    await this.db.query(`ANALYZE lexeme_stats, lexeme_spellings, corpus_stats, fact_months`);
     await this.countMonths();
   }
 }
 
 /** The tables the ranking statement reads (and `fact_months`, which sizes its windows). */
-const STATS_TABLES = ['facts', 'fact_terms', 'lexeme_stats', 'corpus_stats', 'fact_months'];
+const STATS_TABLES = [
+  'facts',
+  'fact_terms',
+  'lexeme_stats',
+  'lexeme_spellings',
+  'corpus_stats',
+  'fact_months',
+];
 
 const DAY = 86_400_000;

@@ -639,3 +639,65 @@ describe('the terms that select lexical candidates', () => {
     );
   });
 });
+
+describe('a word misspelled by one letter', () => {
+  let t: TestApp;
+  // Two publishers of one game; the later one's question drops a letter of its name.
+  // Three chief executives. A rider's name in three facts, and one letter off in one.
+  beforeAll(async () => {
+    t = await startApp({
+      facts: [
+        fact(
+          'Which company published the Zephyrine Tabletop Game from 1988 to 1993?',
+          'Quillon Press',
+          '1988-01-01',
+        ),
+        fact(
+          'Who was the publisher of the Zephyrne game from 1993 to 1996?',
+          'Marrow Editions',
+          '1993-01-01',
+        ),
+        fact('Who is the chief executive of Anthropic?', 'Dario Amodei', '2021-01-01'),
+        fact('Who is the chief executive of Stripe?', 'Patrick Collison', '2010-01-01'),
+        fact('Who is the chief executive of Airbnb?', 'Brian Chesky', '2008-01-01'),
+        fact('Which race did Pogacar win in 2020?', 'Tour de France', '2020-09-20'),
+        fact('Which race did Pogacar win in 2021?', 'Liege-Bastogne-Liege', '2021-04-25'),
+        fact('Which team did Pogacar join in 2019?', 'UAE Team Emirates', '2019-01-01'),
+        fact('Which race did Pogacor win in 2022?', 'Il Lombardia', '2022-10-08'),
+        ...OTHER,
+        ...matches(40),
+      ],
+    });
+  });
+  afterAll(() => t.close());
+
+  it("in a fact's question still names the subject the question asks about", async () => {
+    // Without the spelling the 1993 fact shares only "game" and "publisher" of the
+    // naming words, falls below the bars, and the older publisher is the only answer.
+    expect(await answersOf(t, 'Who was the publisher of the Zephyrine Tabletop Game?')).toEqual([
+      'Marrow Editions',
+      'Quillon Press',
+    ]);
+  });
+
+  it('in the question finds the facts holding the word rightly spelled', async () => {
+    const question = 'Who is the chief executive of Anthropc?';
+    const { facts, search, ranking } = await searchOf(t, question);
+    const held = (await facts.candidates(search, ranking)).find(
+      (row) => row.answer === 'Dario Amodei',
+    )?.held;
+    // No fact holds "anthropc"; the one look-alike, "anthrop" (Anthropic), stands for it.
+    expect(Object.keys(held ?? {})).toContain('anthropc');
+    expect((await answersOf(t, question))[0]).toBe('Dario Amodei');
+  });
+
+  it('is not looked for when the name is in more than two facts', async () => {
+    // Three facts spell it so: a fourth spelled otherwise is taken at its word, as a
+    // rare look-alike of a known name ("Poland", "Yoland") mostly is another name.
+    const { facts, search, ranking } = await searchOf(t, 'Which race did Pogacar win?');
+    const held = (await facts.candidates(search, ranking)).find(
+      (row) => row.answer === 'Il Lombardia',
+    )?.held;
+    expect(Object.keys(held ?? {})).not.toContain('pogacar');
+  });
+});

@@ -22,12 +22,37 @@ WITH terms AS (
              coalesce(s.ndoc, 0) <= c.facts * 0.1::float8
                AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
                    <= greatest(2000::int, c.facts * 0.02::float8) AS selective,
-             t.lexeme = ANY (tsvector_to_array(to_tsvector('english', $3))) AS named,
-             quote_literal(t.lexeme)::tsquery AS any_field,
-             (quote_literal(t.lexeme) || ':A')::tsquery AS in_question
+             n.named, w.spellings,
+             (SELECT string_agg(quote_literal(x), ' | ') FROM unnest(w.spellings) x)::tsquery
+               AS any_field,
+             (SELECT string_agg(quote_literal(x) || ':A', ' | ') FROM unnest(w.spellings) x)::tsquery
+               AS in_question
       FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS t(lexeme)
       CROSS JOIN corpus_stats c
       LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
+      CROSS JOIN LATERAL (
+        SELECT t.lexeme = ANY (tsvector_to_array(to_tsvector('english', $3))) AS named
+      ) n
+      CROSS JOIN LATERAL (
+        SELECT t.lexeme || CASE WHEN coalesce(s.ndoc, 0) = 0 AND cardinality(a.alike) > 1 THEN '{}' ELSE a.alike END
+                 AS spellings
+        FROM (SELECT ARRAY(SELECT overlay(t.lexeme placing '' from i for 1)
+                             FROM generate_series(1, length(t.lexeme)) i) AS deletions) d
+        CROSS JOIN LATERAL (
+          SELECT ARRAY(
+            SELECT DISTINCT x.lexeme FROM (
+              SELECT v.lexeme FROM lexeme_spellings v WHERE v.variant = ANY (d.deletions || t.lexeme)
+              UNION ALL SELECT unnest(d.deletions)
+            ) x JOIN lexeme_stats r ON r.lexeme = x.lexeme
+            WHERE x.lexeme <> t.lexeme AND (coalesce(s.ndoc, 0) = 0 OR r.ndoc <= coalesce(s.ndoc, 0))
+            ORDER BY x.lexeme
+          ) AS alike
+        ) a
+        WHERE n.named AND t.lexeme ~ '^[a-z]+$' AND length(t.lexeme) >= 6
+          AND coalesce(s.ndoc, 0) <= 2
+        UNION ALL SELECT ARRAY[t.lexeme]
+        LIMIT 1
+      ) w
       -- Words of time relative to the asker ("today", "the current one") say which of
       -- a subject's facts is wanted, not what the subject is: the order sees to them.
       WHERE t.lexeme <> ALL (tsvector_to_array(to_tsvector('english', 'previous previously former formerly predecessor preceded preceding before prior outgoing current currently today nowadays latest recent recently incumbent')))
@@ -42,7 +67,7 @@ WITH terms AS (
                  * CASE WHEN p.in_question THEN 1 ELSE 0.2::float8 END) AS weight
       FROM terms t CROSS JOIN LATERAL (
         SELECT f.fact_id, f.in_question, f.true_by FROM fact_terms f
-        WHERE f.term = t.lexeme  AND f.true_by >= $5::date AND f.true_by <= $6::date OFFSET 0
+        WHERE f.term = ANY (t.spellings)  AND f.true_by >= $5::date AND f.true_by <= $6::date OFFSET 0
       ) p
       WHERE t.selective
       GROUP BY p.fact_id
