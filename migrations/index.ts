@@ -10,6 +10,7 @@ import { CorpusCount1764637200000 } from './1764637200000-CorpusCount';
 import { Init1763769600000 } from './1763769600000-Init';
 import { LexemeSpellings1764806400000 } from './1764806400000-LexemeSpellings';
 import { Payments1764028800000 } from './1764028800000-Payments';
+import { SeriesQuestions1764892800000 } from './1764892800000-SeriesQuestions';
 import { Sources1764115200000 } from './1764115200000-Sources';
 import { SparqlSources1764633600000 } from './1764633600000-SparqlSources';
 
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   CorpusCount1764637200000,
   AdminApi1764720000000,
   LexemeSpellings1764806400000,
+  SeriesQuestions1764892800000,
 ];

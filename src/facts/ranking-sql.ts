@@ -150,17 +150,26 @@ function terms(parts: Parts, ranking: Ranking): string {
                AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
                    <= greatest(${budget}, c.facts * ${budgetShare}) AS selective,
              n.named, w.spellings,
-             (SELECT string_agg(quote_literal(x), ' | ') FROM unnest(w.spellings) x)::tsquery
-               AS any_field,
-             (SELECT string_agg(quote_literal(x) || ':A', ' | ') FROM unnest(w.spellings) x)::tsquery
-               AS in_question
+             CASE WHEN cardinality(w.spellings) = 1 THEN quote_literal(t.lexeme)::tsquery
+               ELSE (SELECT string_agg(quote_literal(x), ' | ') FROM unnest(w.spellings) x)::tsquery
+             END AS any_field,
+             CASE WHEN cardinality(w.spellings) = 1 THEN (quote_literal(t.lexeme) || ':A')::tsquery
+               ELSE (SELECT string_agg(quote_literal(x) || ':A', ' | ')
+                     FROM unnest(w.spellings) x)::tsquery
+             END AS in_question
       FROM unnest(tsvector_to_array(to_tsvector('english', ${parts.query}))) AS t(lexeme)
       CROSS JOIN corpus_stats c
       LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
       CROSS JOIN LATERAL (
         SELECT t.lexeme = ANY (tsvector_to_array(to_tsvector('english', ${parts.names}))) AS named
       ) n
-      CROSS JOIN LATERAL ${spellings('t.lexeme', 'coalesce(s.ndoc, 0)', 'n.named')} w
+      CROSS JOIN LATERAL (
+        SELECT CASE WHEN n.named AND coalesce(s.ndoc, 0) <= 2 AND length(t.lexeme) >= 6
+                         AND t.lexeme ~ '^[a-z]+$'
+                    THEN ${spellings('t.lexeme', 'coalesce(s.ndoc, 0)')}
+                    ELSE ARRAY[t.lexeme] END AS spellings
+        OFFSET 0 -- worked out once, not again where each use of it is inlined
+      ) w
       -- Words of time relative to the asker ("today", "the current one") say which of
       -- a subject's facts is wanted, not what the subject is: the order sees to them.
       WHERE t.lexeme <> ALL (tsvector_to_array(to_tsvector('english', '${TENSE_WORDS}')))
@@ -168,24 +177,23 @@ function terms(parts: Parts, ranking: Ranking): string {
 }
 
 /**
- * A query word's spellings, as the sub-select `(spellings)`: the word, and the corpus's
- * words one letter away from it (one left out, added or changed, or two swapped) that
- * are likely a misspelling of it or it of them. Only for a naming word of six letters
- * or more that at most two facts hold: a rare name, whose one misspelled fact is a
+ * A rare naming word's spellings, as a sub-select (`terms` asks for them only for a
+ * naming word of six letters or more that at most two facts hold): the word, and the
+ * corpus's words one letter away from it (one left out, added or changed, or two
+ * swapped) that are in no more facts than it. A rare name's one misspelled fact is a
  * large share of what there is about it (a fact's "Amber Dceless game" for "Amber
- * Diceless", "Penrhym Castle" for "Penrhyn"); its look-alikes are in no more facts than
- * it. A name no fact holds (the caller's "Anthropc") takes its look-alike when there is
- * exactly one. A fact holding a spelling holds the word. Common words and common names
- * keep their own spelling: "state" and "stage", "Poland" and "Yoland" are all words.
- * Both sides' words are found by their one-letter deletions (`lexeme_spellings`, filled
- * with the term statistics): a few index probes a rare name, none for other words.
+ * Diceless", "Penrhym Castle" for "Penrhyn"). A name no fact holds (the caller's
+ * "Anthropc") takes its look-alike when there is exactly one. A fact holding a spelling
+ * holds the word. Common words and common names keep their own spelling: "state" and
+ * "stage", "Poland" and "Yoland" are all words. Both sides' words are found by their
+ * one-letter deletions (`lexeme_spellings`, filled with the term statistics): a few
+ * index probes a rare name.
  */
-function spellings(word: string, facts: string, named: string): string {
+function spellings(word: string, facts: string): string {
   const deletions = `ARRAY(SELECT overlay(${word} placing '' from i for 1)
                              FROM generate_series(1, length(${word})) i)`;
   return `(
         SELECT ${word} || CASE WHEN ${facts} = 0 AND cardinality(a.alike) > 1 THEN '{}' ELSE a.alike END
-                 AS spellings
         FROM (SELECT ${deletions} AS deletions) d
         CROSS JOIN LATERAL (
           SELECT ARRAY(
@@ -197,10 +205,6 @@ function spellings(word: string, facts: string, named: string): string {
             ORDER BY x.lexeme
           ) AS alike
         ) a
-        WHERE ${named} AND ${word} ~ '^[a-z]+$' AND length(${word}) >= 6
-          AND ${facts} <= 2
-        UNION ALL SELECT ARRAY[${word}]
-        LIMIT 1
       )`;
 }
 
@@ -331,10 +335,11 @@ function drawn(parts: Parts): string {
 function series(parts: Parts): string {
   return `-- One question's values over time (a population, year by year) tie on both sides,
     -- which then return an arbitrary part of a long series: each drawn question also
-    -- brings its newest values inside the bounds.
+    -- brings its newest values inside the bounds, if it is asked of more than one fact.
     series AS (
       SELECT s.*
-      FROM (SELECT DISTINCT hash FROM drawn) q
+      FROM (SELECT DISTINCT d.hash FROM drawn d
+            WHERE EXISTS (SELECT FROM series_questions s WHERE s.hash = d.hash)) q
       CROSS JOIN LATERAL (
         SELECT ${scoredColumns(parts)} FROM facts f WHERE md5(f.question) = q.hash ${parts.within}
         ORDER BY f.true_by DESC NULLS LAST LIMIT ${parts.k}

@@ -38,3 +38,10 @@ export const FILL_LEXEME_SPELLINGS = `INSERT INTO lexeme_spellings (variant, lex
   SELECT DISTINCT overlay(s.lexeme placing '' from i for 1), s.lexeme
   FROM lexeme_stats s, generate_series(1, length(s.lexeme)) i
   WHERE length(s.lexeme) >= 5 AND s.lexeme ~ '^[a-z]+$'`;
+
+/**
+ * Fills the emptied `series_questions`: the questions asked of more than one fact, whose
+ * other values a search looks up (`series` in ranking-sql.ts).
+ */
+export const FILL_SERIES_QUESTIONS = `INSERT INTO series_questions (hash)
+  SELECT md5(question) FROM facts GROUP BY 1 HAVING count(*) > 1`;

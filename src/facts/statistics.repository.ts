@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { FILL_FACT_MONTHS, FILL_LEXEME_SPELLINGS } from './schema';
+import { FILL_FACT_MONTHS, FILL_LEXEME_SPELLINGS, FILL_SERIES_QUESTIONS } from './schema';
 
 /**
  * The statistics the ranking weighs and sizes by, derived from the facts: document
@@ -74,6 +74,8 @@ export class StatisticsRepository {
       );
       await tx.query(`DELETE FROM lexeme_spellings`);
       await tx.query(FILL_LEXEME_SPELLINGS);
+      await tx.query(`DELETE FROM series_questions`);
+      await tx.query(FILL_SERIES_QUESTIONS);
       await tx.query(`UPDATE corpus_stats SET facts = (SELECT count(*) FROM facts)`);
       await tx.query(`DELETE FROM fact_months`);
       await tx.query(FILL_FACT_MONTHS);
@@ -84,7 +86,9 @@ export class StatisticsRepository {
     // autovacuum would analyse the one-row corpus_stats only after 50 updates).
     await this.db.query(`VACUUM ANALYZE fact_terms`);
     await this.db.query(`VACUUM ANALYZE facts`);
-    await this.db.query(`ANALYZE lexeme_stats, lexeme_spellings, corpus_stats, fact_months`);
+    await this.db.query(
+      `ANALYZE lexeme_stats, lexeme_spellings, series_questions, corpus_stats, fact_months`,
+    );
     await this.countMonths();
   }
 }
@@ -95,6 +99,7 @@ const STATS_TABLES = [
   'fact_terms',
   'lexeme_stats',
   'lexeme_spellings',
+  'series_questions',
   'corpus_stats',
   'fact_months',
 ];

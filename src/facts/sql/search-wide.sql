@@ -23,10 +23,13 @@ WITH terms AS (
                AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
                    <= greatest(2000::int, c.facts * 0.02::float8) AS selective,
              n.named, w.spellings,
-             (SELECT string_agg(quote_literal(x), ' | ') FROM unnest(w.spellings) x)::tsquery
-               AS any_field,
-             (SELECT string_agg(quote_literal(x) || ':A', ' | ') FROM unnest(w.spellings) x)::tsquery
-               AS in_question
+             CASE WHEN cardinality(w.spellings) = 1 THEN quote_literal(t.lexeme)::tsquery
+               ELSE (SELECT string_agg(quote_literal(x), ' | ') FROM unnest(w.spellings) x)::tsquery
+             END AS any_field,
+             CASE WHEN cardinality(w.spellings) = 1 THEN (quote_literal(t.lexeme) || ':A')::tsquery
+               ELSE (SELECT string_agg(quote_literal(x) || ':A', ' | ')
+                     FROM unnest(w.spellings) x)::tsquery
+             END AS in_question
       FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS t(lexeme)
       CROSS JOIN corpus_stats c
       LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
@@ -34,8 +37,10 @@ WITH terms AS (
         SELECT t.lexeme = ANY (tsvector_to_array(to_tsvector('english', $3))) AS named
       ) n
       CROSS JOIN LATERAL (
+        SELECT CASE WHEN n.named AND coalesce(s.ndoc, 0) <= 2 AND length(t.lexeme) >= 6
+                         AND t.lexeme ~ '^[a-z]+$'
+                    THEN (
         SELECT t.lexeme || CASE WHEN coalesce(s.ndoc, 0) = 0 AND cardinality(a.alike) > 1 THEN '{}' ELSE a.alike END
-                 AS spellings
         FROM (SELECT ARRAY(SELECT overlay(t.lexeme placing '' from i for 1)
                              FROM generate_series(1, length(t.lexeme)) i) AS deletions) d
         CROSS JOIN LATERAL (
@@ -48,10 +53,9 @@ WITH terms AS (
             ORDER BY x.lexeme
           ) AS alike
         ) a
-        WHERE n.named AND t.lexeme ~ '^[a-z]+$' AND length(t.lexeme) >= 6
-          AND coalesce(s.ndoc, 0) <= 2
-        UNION ALL SELECT ARRAY[t.lexeme]
-        LIMIT 1
+      )
+                    ELSE ARRAY[t.lexeme] END AS spellings
+        OFFSET 0 -- worked out once, not again where each use of it is inlined
       ) w
       -- Words of time relative to the asker ("today", "the current one") say which of
       -- a subject's facts is wanted, not what the subject is: the order sees to them.
@@ -103,10 +107,11 @@ WITH terms AS (
     ),
     -- One question's values over time (a population, year by year) tie on both sides,
     -- which then return an arbitrary part of a long series: each drawn question also
-    -- brings its newest values inside the bounds.
+    -- brings its newest values inside the bounds, if it is asked of more than one fact.
     series AS (
       SELECT s.*
-      FROM (SELECT DISTINCT hash FROM drawn) q
+      FROM (SELECT DISTINCT d.hash FROM drawn d
+            WHERE EXISTS (SELECT FROM series_questions s WHERE s.hash = d.hash)) q
       CROSS JOIN LATERAL (
         SELECT f.id, f.question, f.answer, f.true_by, f.sources, f.search_text,
              1 - (f.embedding <=> (SELECT $2::int4[]::vector)) AS cos FROM facts f WHERE md5(f.question) = q.hash  AND f.true_by >= $5::date AND f.true_by <= $6::date
