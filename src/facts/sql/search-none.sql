@@ -76,11 +76,12 @@ WITH terms AS (
     ),
     lexical AS (
       SELECT id FROM (
-        SELECT id, weight,
+        SELECT id, weight, max(weight) OVER () AS top,
                row_number() OVER (PARTITION BY weight ORDER BY day DESC NULLS LAST, id) AS nth
         FROM (SELECT * FROM summed ORDER BY weight DESC, day DESC NULLS LAST, id LIMIT 200::int) best
       ) ranked
-      -- Within their share first, then the rest into the places left.
+      WHERE nth <= 4::int OR weight = top
+      -- Within their share first, then the rest of the best-weighted into the places left.
       ORDER BY nth > 4::int, weight DESC, nth
       LIMIT 20::int
     ),
