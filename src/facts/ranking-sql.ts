@@ -225,9 +225,9 @@ function spellings(word: string, facts: string): string {
  * the query's rarest terms), newest first: the share keeps look-alikes from crowding
  * others out, not from places nobody else wants. At 1M, "Who was the president of
  * Myanmar?" selected 18 facts by its one rare word; ten of them tied on it, six were left
- * out, the answer among them, and eight places stayed empty (1M recall@10 0.879 →
- * 0.890). Filling from every group instead brought as many answers (one fewer at 1M)
- * and 12% more candidates to read and score.
+ * out, the answer among them, and eight places stayed empty (1M recall@10 0.879 → 0.890
+ * filling from every group; with the session's other changes, 0.893 so and 0.897 from
+ * the best group alone, which reads 12% fewer candidates: bench/README.md).
  * The share is worked out among the best `reach` facts by weight, then date: ranking
  * every selected fact (20,000 at 1M) cost 40% of a search there, the reach of ten times
  * the places 2% (bench/README.md).
