@@ -150,13 +150,8 @@ function terms(parts: Parts, ranking: Ranking): string {
                AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
                    <= greatest(${budget}, c.facts * ${budgetShare}) AS selective,
              n.named, w.spellings,
-             CASE WHEN cardinality(w.spellings) = 1 THEN quote_literal(t.lexeme)::tsquery
-               ELSE (SELECT string_agg(quote_literal(x), ' | ') FROM unnest(w.spellings) x)::tsquery
-             END AS any_field,
-             CASE WHEN cardinality(w.spellings) = 1 THEN (quote_literal(t.lexeme) || ':A')::tsquery
-               ELSE (SELECT string_agg(quote_literal(x) || ':A', ' | ')
-                     FROM unnest(w.spellings) x)::tsquery
-             END AS in_question
+             ${anyOf('w.spellings', "''")} AS any_field,
+             ${anyOf('w.spellings', "':A'")} AS in_question
       FROM unnest(tsvector_to_array(to_tsvector('english', ${parts.query}))) AS t(lexeme)
       CROSS JOIN corpus_stats c
       LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
@@ -174,6 +169,17 @@ function terms(parts: Parts, ranking: Ranking): string {
       -- a subject's facts is wanted, not what the subject is: the order sees to them.
       WHERE t.lexeme <> ALL (tsvector_to_array(to_tsvector('english', '${TENSE_WORDS}')))
     )`;
+}
+
+/**
+ * The tsquery matching any of `spellings` (text[]), each with the `weight` label (`''`
+ * for any field, `':A'` for the question); the plain cast when there is one.
+ */
+function anyOf(spellings: string, weight: string): string {
+  return `CASE WHEN cardinality(${spellings}) = 1
+               THEN (quote_literal(${spellings}[1]) || ${weight})::tsquery
+               ELSE (SELECT string_agg(quote_literal(x) || ${weight}, ' | ')
+                     FROM unnest(${spellings}) x)::tsquery END`;
 }
 
 /**
@@ -369,7 +375,7 @@ function scoredColumns(parts: Parts): string {
  */
 function scoring(parts: Parts, ranking: Ranking): string {
   const [answerWeight, coverage] = [float(ranking.answerWeight), float(ranking.keywordCoverage)];
-  const wordy = `(${parts.keywords} AND (SELECT count(*) FROM terms) > ${int(ranking.shortQuestionTerms)})`;
+  const wordy = `(${parts.keywords} AND NOT ${shortQuery(ranking)})`;
   return `scored AS MATERIALIZED (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
              f.sources, f.true_by AS day, f.cos, f.search_text,
@@ -442,7 +448,7 @@ function closeMatches(
   const [threshold, lexical, short, names, limit] = [
     float(ranking.closeThreshold),
     float(ranking.lexicalShare),
-    int(ranking.shortQuestionTerms),
+    shortQuery(ranking),
     float(ranking.siblingNames),
     int(k),
   ];
@@ -457,15 +463,15 @@ function closeMatches(
       FROM best b CROSS JOIN LATERAL ${questionWords('b.search_text')} w
     ),
     cut AS (
-      SELECT greatest(${threshold}, max(score) * CASE WHEN (SELECT count(*) FROM terms) <= ${short}
+      SELECT greatest(${threshold}, max(score) * CASE WHEN ${short}
                                       THEN ${relative} ELSE ${relativeLong} END) AS bar,
              max(lex) AS top_lex,
              (SELECT held FROM best) AS best_held, (SELECT named FROM best) AS best_named,
-             CASE WHEN (SELECT count(*) FROM terms) <= ${short}
+             CASE WHEN ${short}
                THEN ${subject} * (SELECT coalesce(sum(t.weight), 0) FROM terms t, best b
                                   WHERE t.lexeme = ANY (b.held))
                ELSE 0 END AS subject_bar,
-             CASE WHEN (SELECT count(*) FROM terms) <= ${short} AND (SELECT named FROM best) > 0
+             CASE WHEN ${short} AND (SELECT named FROM best) > 0
                THEN ${sibling} * (SELECT coalesce(sum(idf), 0) FROM template)
                ELSE 0 END AS sibling_bar
       FROM fused
@@ -564,6 +570,11 @@ function idf(ndoc: string): string {
  * prepared statement's generic plan then still knows its LIMITs and weights, and the
  * few values (k, the calibration) make few distinct statements.
  */
+/** Whether the query is short (`Ranking.shortQuestionTerms`): a subject and a relation. */
+function shortQuery(ranking: Ranking): string {
+  return `(SELECT count(*) FROM terms) <= ${int(ranking.shortQuestionTerms)}`;
+}
+
 function int(value: number): string {
   if (!Number.isSafeInteger(value)) throw new RangeError(`not an integer: ${value}`);
   return `${value}::int`;

@@ -34,6 +34,13 @@ async function replayedOf(t: TestApp, query: string) {
   return replayed.map((c) => c.answer);
 }
 
+/** The query terms the candidate answering `answer` holds for `query` (its `held`). */
+async function heldOf(t: TestApp, query: string, answer: string) {
+  const { facts, search, ranking } = await searchOf(t, query);
+  const row = (await facts.candidates(search, ranking)).find((c) => c.answer === answer);
+  return Object.keys(row?.held ?? {});
+}
+
 /** The answers of the lexical candidates `query` draws. */
 async function drawnOf(t: TestApp, query: string, change: Partial<Ranking> = {}) {
   const { facts, search, ranking } = await searchOf(t, query, { ...change, sides: 'lexical' });
@@ -682,22 +689,14 @@ describe('a word misspelled by one letter', () => {
 
   it('in the question finds the facts holding the word rightly spelled', async () => {
     const question = 'Who is the chief executive of Anthropc?';
-    const { facts, search, ranking } = await searchOf(t, question);
-    const held = (await facts.candidates(search, ranking)).find(
-      (row) => row.answer === 'Dario Amodei',
-    )?.held;
     // No fact holds "anthropc"; the one look-alike, "anthrop" (Anthropic), stands for it.
-    expect(Object.keys(held ?? {})).toContain('anthropc');
+    expect(await heldOf(t, question, 'Dario Amodei')).toContain('anthropc');
     expect((await answersOf(t, question))[0]).toBe('Dario Amodei');
   });
 
   it('is not looked for when the name is in more than two facts', async () => {
     // Three facts spell it so: a fourth spelled otherwise is taken at its word, as a
     // rare look-alike of a known name ("Poland", "Yoland") mostly is another name.
-    const { facts, search, ranking } = await searchOf(t, 'Which race did Pogacar win?');
-    const held = (await facts.candidates(search, ranking)).find(
-      (row) => row.answer === 'Il Lombardia',
-    )?.held;
-    expect(Object.keys(held ?? {})).not.toContain('pogacar');
+    expect(await heldOf(t, 'Which race did Pogacar win?', 'Il Lombardia')).not.toContain('pogacar');
   });
 });

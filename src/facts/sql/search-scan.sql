@@ -23,13 +23,14 @@ WITH terms AS (
                AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
                    <= greatest(2000::int, c.facts * 0.02::float8) AS selective,
              n.named, w.spellings,
-             CASE WHEN cardinality(w.spellings) = 1 THEN quote_literal(t.lexeme)::tsquery
-               ELSE (SELECT string_agg(quote_literal(x), ' | ') FROM unnest(w.spellings) x)::tsquery
-             END AS any_field,
-             CASE WHEN cardinality(w.spellings) = 1 THEN (quote_literal(t.lexeme) || ':A')::tsquery
+             CASE WHEN cardinality(w.spellings) = 1
+               THEN (quote_literal(w.spellings[1]) || '')::tsquery
+               ELSE (SELECT string_agg(quote_literal(x) || '', ' | ')
+                     FROM unnest(w.spellings) x)::tsquery END AS any_field,
+             CASE WHEN cardinality(w.spellings) = 1
+               THEN (quote_literal(w.spellings[1]) || ':A')::tsquery
                ELSE (SELECT string_agg(quote_literal(x) || ':A', ' | ')
-                     FROM unnest(w.spellings) x)::tsquery
-             END AS in_question
+                     FROM unnest(w.spellings) x)::tsquery END AS in_question
       FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS t(lexeme)
       CROSS JOIN corpus_stats c
       LEFT JOIN lexeme_stats s ON s.lexeme = t.lexeme
@@ -118,7 +119,7 @@ WITH terms AS (
     scored AS MATERIALIZED (
       SELECT f.id, f.question, f.answer, to_char(f.true_by, 'YYYY-MM-DD') AS true_by,
              f.sources, f.true_by AS day, f.cos, f.search_text,
-             coalesce(h.weight / nullif(CASE WHEN ($4::boolean AND (SELECT count(*) FROM terms) > 6::int)
+             coalesce(h.weight / nullif(CASE WHEN ($4::boolean AND NOT (SELECT count(*) FROM terms) <= 6::int)
                                              THEN greatest(max(h.weight) OVER (),
                                                            0.5::float8 * (SELECT sum(idf) FROM terms))
                                              ELSE (SELECT sum(weight) FROM terms) END, 0), 0) AS lex,
@@ -126,7 +127,7 @@ WITH terms AS (
       FROM (SELECT id, question, answer, true_by, sources, search_text, cos FROM drawn
             UNION ALL SELECT * FROM series) f
       CROSS JOIN LATERAL (
-        SELECT sum(CASE WHEN ($4::boolean AND (SELECT count(*) FROM terms) > 6::int) THEN t.idf ELSE t.weight END
+        SELECT sum(CASE WHEN ($4::boolean AND NOT (SELECT count(*) FROM terms) <= 6::int) THEN t.idf ELSE t.weight END
                    * CASE WHEN f.search_text @@ t.in_question THEN 1 ELSE 0.2::float8 END) AS weight,
                array_agg(t.lexeme) AS held, sum(t.weight) FILTER (WHERE t.named) AS named
         FROM terms t WHERE f.search_text @@ t.any_field
