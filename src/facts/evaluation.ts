@@ -276,11 +276,18 @@ export function closeMatches(scored: Scored[], ranking: Cut, form: QueryForm, k:
   const template = Object.entries(anchor.wording);
   const siblingBar =
     short && anchor.named > 0 ? siblingWording(ranking, form) * sum(template.map(([, w]) => w)) : 0;
+  const relation =
+    short && siblingWording(ranking, form) > 0 && anchor.named > 0
+      ? Object.keys(anchor.held).filter((term) => !anchor.namedTerms.includes(term))
+      : [];
   const sibling = (s: Scored) =>
-    siblingBar > 0 &&
+    (siblingBar > 0 || relation.length > 0) &&
     s.score >= ranking.closeThreshold &&
     s.c.named >= ranking.siblingNames * anchor.named &&
-    sum(template.filter(([word]) => word in s.c.wording).map(([, w]) => w)) >= siblingBar - 1e-9;
+    ((relation.length > 0 && relation.every((term) => term in s.c.held)) ||
+      (siblingBar > 0 &&
+        sum(template.filter(([word]) => word in s.c.wording).map(([, w]) => w)) >=
+          siblingBar - 1e-9));
   const close = scored.filter(
     (s) => ((s.score >= bar && agrees(s)) || sibling(s)) && s.c.lex >= lexBar,
   );

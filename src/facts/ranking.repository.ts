@@ -34,6 +34,8 @@ export interface Candidate {
   held: Record<string, number>;
   /** The weight of the query's naming words among them (`QueryForm.names`). */
   named: number;
+  /** Those naming words (the rest of `held` is the query's relation, as it words it). */
+  namedTerms: string[];
   /** How many terms the query has: at most `shortQuestionTerms` makes it short. */
   queryTerms: number;
   /**
@@ -151,6 +153,7 @@ export class RankingRepository {
       `${sql} SELECT id::text, question, answer, true_by, cos, lex, named,
          (SELECT coalesce(jsonb_object_agg(t.lexeme, t.weight), '{}') FROM terms t
           WHERE t.lexeme = ANY (f.held)) AS held,
+         ARRAY(SELECT t.lexeme FROM terms t WHERE t.named AND t.lexeme = ANY (f.held)) AS "namedTerms",
          (SELECT count(*) FROM terms)::int AS "queryTerms",
          (SELECT coalesce(jsonb_object_agg(w.lexeme, w.idf), '{}')
           FROM ${questionWords('f.search_text')} w) AS wording

@@ -157,7 +157,7 @@ describe('the calibration replay', () => {
 describe('the close-match cut', () => {
   // Hand-made candidates: the answer shares the question's rare words (lex 0.5), two
   // newer facts on the same topic only resemble it in meaning (cos high, lex 0.1).
-  const held = { held: {}, named: 0, queryTerms: 4, wording: {} };
+  const held = { held: {}, named: 0, namedTerms: [], queryTerms: 4, wording: {} };
   const pool = [
     { id: '1', question: 'answer', answer: 'A', true_by: '2022-07-22', cos: 0.5, lex: 0.5 },
     { id: '2', question: 'topic 1', answer: 'B', true_by: '2026-07-03', cos: 0.8, lex: 0.1 },
@@ -502,6 +502,66 @@ describe('a sibling whose relation word is far rarer than the names', () => {
   it('is a close match though it fails the subject test, and the look-alikes are not', async () => {
     const query = 'What was the terminus of Line 15?';
     const expected = ['Wangjing West; Fengbo', 'Wangjing West; Houshayu'];
+    expect(await answersOf(t, query)).toEqual(expected);
+    expect(await replayedOf(t, query)).toEqual(expected);
+  });
+});
+
+describe("a sibling worded with the question's own relation words", () => {
+  let t: TestApp;
+  // The 1M bench's case: the anchor names "Amber Diceless Roleplaying Game" in full and
+  // words the relation its own way ("the company that published"); the newer fact says
+  // "publisher of the Amber Diceless game", the question's word for the relation, but
+  // lacks "Roleplaying", the rarest name, so it scores far below the anchor and shares
+  // none of its wording.
+  beforeAll(async () => {
+    t = await startApp({
+      facts: [
+        fact(
+          'Name the company that published Amber Diceless Roleplaying Game from 1991 to 1994?',
+          'Phage Press',
+          '1991-01-01',
+        ),
+        fact(
+          'Who was the publisher of the Amber Diceless game from 1994 to 1995?',
+          'Jeux Descartes',
+          '1994-01-01',
+        ),
+        // The subject's fact on another relation, and another game's publisher.
+        fact('Who designed the Amber Diceless game in 1990?', 'Erick Wujcik', '1990-01-01'),
+        fact(
+          'Who was the publisher of the Vampire game from 2000 to 2004?',
+          'White Wolf',
+          '2000-01-01',
+        ),
+        fact(
+          'Which company published the Traveller game in 1977?',
+          'Game Designers Workshop',
+          '1977-01-01',
+        ),
+        fact('Who painted Amber Lake in 1901?', 'Tom Thomson', '1901-01-01'),
+        fact('Which store sold the most board games in 2019?', 'Target', '2019-01-01'),
+        // Other Ambers, publishers and games, so that of the question's words only
+        // "Diceless" and "Roleplaying" are rare, as in a large corpus.
+        ...Array.from({ length: 12 }, (_, i) =>
+          fact(`Which film did Amber Castell ${i} star in?`, `Film ${i}`, `${1980 + i}-01-01`),
+        ),
+        ...Array.from({ length: 12 }, (_, i) =>
+          fact(`Who published the novel Harbor ${i}?`, `Press ${i}`, `${1960 + i}-01-01`),
+        ),
+        ...Array.from({ length: 12 }, (_, i) =>
+          fact(`Which team won game ${i} of the series?`, `Team ${i}`, `${1990 + i}-01-01`),
+        ),
+        ...OTHER,
+        ...matches(300),
+      ],
+    });
+  });
+  afterAll(() => t.close());
+
+  it('is a close match by holding them with enough of the names, and the subject’s other relations are not', async () => {
+    const query = 'What was the publisher of Amber Diceless Roleplaying Game?';
+    const expected = ['Jeux Descartes', 'Phage Press'];
     expect(await answersOf(t, query)).toEqual(expected);
     expect(await replayedOf(t, query)).toEqual(expected);
   });

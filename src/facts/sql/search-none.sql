@@ -149,7 +149,11 @@ WITH terms AS (
                ELSE 0 END AS subject_bar,
              CASE WHEN (SELECT count(*) FROM terms) <= 6::int AND (SELECT named FROM best) > 0
                THEN $8::float8 * (SELECT coalesce(sum(idf), 0) FROM template)
-               ELSE 0 END AS sibling_bar
+               ELSE 0 END AS sibling_bar,
+             CASE WHEN (SELECT count(*) FROM terms) <= 6::int AND $8::float8 > 0 AND (SELECT named FROM best) > 0
+               THEN ARRAY(SELECT t.lexeme FROM terms t, best b
+                          WHERE NOT t.named AND t.lexeme = ANY (b.held))
+               ELSE '{}' END AS relation
       FROM fused
     ),
     close AS (
@@ -161,10 +165,12 @@ WITH terms AS (
                                WHERE t.lexeme = ANY (cut.best_held) AND t.lexeme = ANY (f.held))
                               >= cut.subject_bar)
                  THEN true
-                 WHEN cut.sibling_bar > 0 AND f.score >= 0.15::float8
-                      AND f.named >= 0.4::float8 * cut.best_named
-                 THEN (SELECT coalesce(sum(t.idf), 0) FROM template t
-                       WHERE f.search_text @@ t.in_question) >= cut.sibling_bar
+                 WHEN (cut.sibling_bar > 0 OR cardinality(cut.relation) > 0)
+                      AND f.score >= 0.15::float8 AND f.named >= 0.4::float8 * cut.best_named
+                 THEN (cardinality(cut.relation) > 0 AND f.held @> cut.relation)
+                      OR (cut.sibling_bar > 0
+                          AND (SELECT coalesce(sum(t.idf), 0) FROM template t
+                               WHERE f.search_text @@ t.in_question) >= cut.sibling_bar)
                  ELSE false END
       -- The k closest; of equal ones (a series of one question) the newest.
       ORDER BY f.score DESC, f.day DESC NULLS LAST LIMIT 10::int
