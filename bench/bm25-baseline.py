@@ -58,14 +58,13 @@ def kind_of(query):
 
 def answers(db, query):
     words = [w for w in re.findall(r"\w+", query["query"].lower()) if w not in STOP]
-    if not words:
-        return []
     sql = "SELECT answer, true_by, -bm25(f) FROM f WHERE f MATCH ?"
     params = [" OR ".join('"%s"' % w for w in words)]
     if query.get("true_by_max"):
         sql += " AND true_by <= ?"
         params.append(query["true_by_max"])
-    rows = db.execute(sql + " ORDER BY bm25(f) LIMIT 1000", params).fetchall()
+    # A query of stop words alone matches nothing, and is counted as a miss.
+    rows = db.execute(sql + " ORDER BY bm25(f) LIMIT 1000", params).fetchall() if words else []
     if not rows:
         return {"best-then-newest": [], "newest-of-cut": []}
     kept = [r for r in rows if r[2] >= CUT * rows[0][2]]
