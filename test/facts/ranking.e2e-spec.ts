@@ -707,6 +707,49 @@ describe('the terms that select lexical candidates', () => {
   });
 });
 
+describe('the commoner terms past the budget', () => {
+  let t: TestApp;
+  // "quokka" is in 26 facts, "dingo" in 31, one fact holds both and is the oldest:
+  // a budget of 30 facts lets "quokka" alone select, and the 25 newer facts that tie
+  // with it on "quokka" would take every place.
+  beforeAll(async () => {
+    const about = (animal: string, n: number, from: number) =>
+      Array.from({ length: n }, (_, i) =>
+        fact(
+          `Which zoo bought a ${animal} in ${from + i}?`,
+          `Zoo ${animal} ${i}`,
+          `${from + i}-01-01`,
+        ),
+      );
+    t = await startApp({
+      facts: [
+        fact('Which zoo bought a quokka and a dingo in 1990?', 'Both at once', '1990-01-01'),
+        ...about('quokka', 25, 1991),
+        ...about('dingo', 30, 1991),
+        ...matches(300),
+      ],
+    });
+  });
+  afterAll(() => t.close());
+
+  const budget = { termFactsBudget: 30, termFactsShare: 0 };
+  const question = 'Which zoo bought a quokka and a dingo?';
+
+  it('add their weight to the facts the rarer terms drew, so the fact holding both is drawn', async () => {
+    expect(await drawnOf(t, question, { ...budget, termBoostShare: 0 })).not.toContain(
+      'Both at once',
+    );
+    // 356 facts: a share of 0.2 is 71 facts, enough for "dingo" after "quokka".
+    const boosted = await drawnOf(t, question, { ...budget, termBoostShare: 0.2 });
+    expect(boosted).toContain('Both at once');
+    // They select nothing themselves: no fact holding "dingo" alone is drawn.
+    expect(boosted.filter((answer) => answer.startsWith('Zoo dingo'))).toEqual([]);
+    expect(await answersOf(t, question, { ...budget, termBoostShare: 0.2 })).toContain(
+      'Both at once',
+    );
+  });
+});
+
 describe('a word misspelled by one letter', () => {
   let t: TestApp;
   // Two publishers of one game; the later one's question drops a letter of its name.

@@ -22,6 +22,9 @@ WITH terms AS (
              coalesce(s.ndoc, 0) <= c.facts * 0.1::float8
                AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
                    <= greatest(2000::int, c.facts * 0.02::float8) AS selective,
+             coalesce(s.ndoc, 0) <= c.facts * 0.1::float8
+               AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
+                   <= greatest(2000::int, c.facts * 0.05::float8) AS boosting,
              n.named, w.spellings,
              CASE WHEN cardinality(w.spellings) = 1
                THEN (quote_literal(w.spellings[1]) || '')::tsquery
@@ -62,13 +65,12 @@ WITH terms AS (
       -- a subject's facts is wanted, not what the subject is: the order sees to them.
       WHERE t.lexeme <> ALL (tsvector_to_array(to_tsvector('english', 'previous previously former formerly predecessor preceded preceding before prior outgoing current currently today nowadays latest recent recently incumbent')))
     ),
-    summed AS (
+    selected AS MATERIALIZED (
       -- One index-only range scan per selective term ("OFFSET 0" keeps the planner
       -- from merging the whole term index against the terms instead). Each fact's sum
       -- adds its terms in the terms' order, so facts holding the same terms weigh the
       -- same to the last bit.
-      SELECT p.fact_id AS id, max(p.true_by) AS day,
-             sum(CASE WHEN $4::boolean THEN t.idf ELSE t.weight END
+      SELECT p.fact_id AS id, max(p.true_by) AS day, sum(CASE WHEN $4::boolean THEN t.idf ELSE t.weight END
                  * CASE WHEN p.in_question THEN 1 ELSE 0.2::float8 END) AS weight
       FROM terms t CROSS JOIN LATERAL (
         SELECT f.fact_id, f.in_question, f.true_by FROM fact_terms f
@@ -76,6 +78,32 @@ WITH terms AS (
       ) p
       WHERE t.selective
       GROUP BY p.fact_id
+    ),
+    leaders AS MATERIALIZED (
+      SELECT * FROM selected ORDER BY weight DESC, day DESC NULLS LAST, id LIMIT 200::int
+    ),
+    lift AS (
+      -- Only these can reach the leaders' weight with every commoner term added.
+      SELECT * FROM selected
+      WHERE weight >= (SELECT min(weight) FROM leaders)
+                      - (SELECT coalesce(sum(CASE WHEN $4::boolean THEN idf ELSE weight END), 0)
+                         FROM terms WHERE boosting AND NOT selective)
+    ),
+    boost AS (
+      SELECT p.fact_id AS id, sum(CASE WHEN $4::boolean THEN t.idf ELSE t.weight END
+                 * CASE WHEN p.in_question THEN 1 ELSE 0.2::float8 END) AS weight
+      FROM terms t CROSS JOIN LATERAL (
+        SELECT f.fact_id, f.in_question, f.true_by FROM fact_terms f
+        WHERE f.term = ANY (t.spellings)  AND f.true_by >= $5::date AND f.true_by <= $6::date OFFSET 0
+      ) p
+      WHERE t.boosting AND NOT t.selective AND p.fact_id IN (SELECT id FROM lift)
+      GROUP BY p.fact_id
+    ),
+    summed AS (
+      SELECT id, day, max(weight) AS weight FROM (
+        SELECT * FROM leaders
+        UNION ALL SELECT l.id, l.day, l.weight + b.weight FROM lift l JOIN boost b ON b.id = l.id
+      ) u GROUP BY id, day
     ),
     lexical AS (
       SELECT id FROM (
