@@ -141,6 +141,13 @@ function terms(parts: Parts, ranking: Ranking): string {
     float(ranking.termFactsShare),
     float(ranking.termBoostShare),
   ];
+  // Past the selecting terms, the commoner ones that add their weight (`lexicalCandidates`).
+  const boosting = boosts(ranking)
+    ? `             coalesce(s.ndoc, 0) <= c.facts * ${commonShare}
+               AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
+                   <= greatest(${budget}, c.facts * ${boostShare}) AS boosting,
+`
+    : '';
   return `terms AS (
       SELECT t.lexeme,
              -- float8: numeric arithmetic costs milliseconds per query in WASM
@@ -150,10 +157,7 @@ function terms(parts: Parts, ranking: Ranking): string {
              coalesce(s.ndoc, 0) <= c.facts * ${commonShare}
                AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
                    <= greatest(${budget}, c.facts * ${budgetShare}) AS selective,
-             coalesce(s.ndoc, 0) <= c.facts * ${commonShare}
-               AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
-                   <= greatest(${budget}, c.facts * ${boostShare}) AS boosting,
-             n.named, w.spellings,
+${boosting}             n.named, w.spellings,
              ${anyOf('w.spellings', "''")} AS any_field,
              ${anyOf('w.spellings', "':A'")} AS in_question
       FROM unnest(tsvector_to_array(to_tsvector('english', ${parts.query}))) AS t(lexeme)
@@ -173,6 +177,11 @@ function terms(parts: Parts, ranking: Ranking): string {
       -- a subject's facts is wanted, not what the subject is: the order sees to them.
       WHERE t.lexeme <> ALL (tsvector_to_array(to_tsvector('english', '${TENSE_WORDS}')))
     )`;
+}
+
+/** Whether the commoner terms past the budget add their weight (`Ranking.termBoostShare`). */
+function boosts(ranking: Ranking): boolean {
+  return ranking.termBoostShare > ranking.termFactsShare;
 }
 
 /**
@@ -257,20 +266,28 @@ function lexicalCandidates(parts: Parts, ranking: Ranking, limit: number): strin
   const sameTerms = int(Math.ceil(limit * ranking.sameTermsShare));
   const reach = int(limit * ranking.sameTermsReach);
   const weight = `sum(CASE WHEN ${parts.keywords} THEN t.idf ELSE t.weight END
-                 * CASE WHEN t.in_question THEN 1 ELSE ${answerWeight} END)`;
+                 * CASE WHEN p.in_question THEN 1 ELSE ${answerWeight} END)`;
   const postings = `CROSS JOIN LATERAL (
         SELECT f.fact_id, f.in_question, f.true_by FROM fact_terms f
         WHERE f.term = ANY (t.spellings) ${parts.within} OFFSET 0
       ) p`;
-  return `selected AS MATERIALIZED (
-      -- One index-only range scan per selective term ("OFFSET 0" keeps the planner
+  const select = (
+    filter: string,
+  ) => `-- One index-only range scan per selective term ("OFFSET 0" keeps the planner
       -- from merging the whole term index against the terms instead). Each fact's sum
       -- adds its terms in the terms' order, so facts holding the same terms weigh the
       -- same to the last bit.
-      SELECT p.fact_id AS id, max(p.true_by) AS day, ${weight.replace('t.in_question', 'p.in_question')} AS weight
+      SELECT p.fact_id AS id, max(p.true_by) AS day,
+             ${weight} AS weight
       FROM terms t ${postings}
-      WHERE t.selective
-      GROUP BY p.fact_id
+      WHERE ${filter}
+      GROUP BY p.fact_id`;
+  const summed = !boosts(ranking)
+    ? `summed AS (
+      ${select('t.selective')}
+    ),`
+    : `selected AS MATERIALIZED (
+      ${select('t.selective')}
     ),
     leaders AS MATERIALIZED (
       SELECT * FROM selected ORDER BY weight DESC, day DESC NULLS LAST, id LIMIT ${reach}
@@ -283,7 +300,7 @@ function lexicalCandidates(parts: Parts, ranking: Ranking, limit: number): strin
                          FROM terms WHERE boosting AND NOT selective)
     ),
     boost AS (
-      SELECT p.fact_id AS id, ${weight.replace('t.in_question', 'p.in_question')} AS weight
+      SELECT p.fact_id AS id, ${weight} AS weight
       FROM terms t ${postings}
       WHERE t.boosting AND NOT t.selective AND p.fact_id IN (SELECT id FROM lift)
       GROUP BY p.fact_id
@@ -293,7 +310,8 @@ function lexicalCandidates(parts: Parts, ranking: Ranking, limit: number): strin
         SELECT * FROM leaders
         UNION ALL SELECT l.id, l.day, l.weight + b.weight FROM lift l JOIN boost b ON b.id = l.id
       ) u GROUP BY id, day
-    ),
+    ),`;
+  return `${summed}
     lexical AS (
       SELECT id FROM (
         SELECT id, weight, max(weight) OVER () AS top,

@@ -124,8 +124,9 @@ export interface Ranking {
    * The commoner terms past that budget, as many as hold at most this share of the
    * facts together with the selecting ones, select nothing but add their weight to the
    * selected facts holding them (`lexicalCandidates`). 5% moved 1M recall@10 0.910 →
-   * 0.931 and 100k 0.941 → 0.945; at 100k and below it costs about half a millisecond
-   * a search (5,000 facts' terms at most), at 1M 2–8 ms (bench/README.md).
+   * 0.931, at 20–50% of the statement's time there (bench/README.md). Only where the
+   * budget is the share, not its floor (RankingRepository): at 100k it would move one
+   * dev query for 20–35% of the statement.
    */
   termBoostShare: number;
   /**

@@ -732,14 +732,15 @@ describe('the commoner terms past the budget', () => {
   });
   afterAll(() => t.close());
 
-  const budget = { termFactsBudget: 30, termFactsShare: 0 };
+  // 356 facts: a share of 0.085 is 30 facts, so "quokka" alone selects; a share of 0.2
+  // is 71, enough for "dingo" after it.
+  const budget = { termFactsBudget: 1, termFactsShare: 0.085 };
   const question = 'Which zoo bought a quokka and a dingo?';
 
   it('add their weight to the facts the rarer terms drew, so the fact holding both is drawn', async () => {
     expect(await drawnOf(t, question, { ...budget, termBoostShare: 0 })).not.toContain(
       'Both at once',
     );
-    // 356 facts: a share of 0.2 is 71 facts, enough for "dingo" after "quokka".
     const boosted = await drawnOf(t, question, { ...budget, termBoostShare: 0.2 });
     expect(boosted).toContain('Both at once');
     // They select nothing themselves: no fact holding "dingo" alone is drawn.
@@ -747,6 +748,11 @@ describe('the commoner terms past the budget', () => {
     expect(await answersOf(t, question, { ...budget, termBoostShare: 0.2 })).toContain(
       'Both at once',
     );
+  });
+
+  it('do not count while the budget is at its floor of facts, a larger share than the share', async () => {
+    const floor = { termFactsBudget: 30, termFactsShare: 0.01, termBoostShare: 0.2 };
+    expect(await drawnOf(t, question, floor)).not.toContain('Both at once');
   });
 });
 

@@ -68,7 +68,8 @@ WITH terms AS (
       -- from merging the whole term index against the terms instead). Each fact's sum
       -- adds its terms in the terms' order, so facts holding the same terms weigh the
       -- same to the last bit.
-      SELECT p.fact_id AS id, max(p.true_by) AS day, sum(CASE WHEN $4::boolean THEN t.idf ELSE t.weight END
+      SELECT p.fact_id AS id, max(p.true_by) AS day,
+             sum(CASE WHEN $4::boolean THEN t.idf ELSE t.weight END
                  * CASE WHEN p.in_question THEN 1 ELSE 0.2::float8 END) AS weight
       FROM terms t CROSS JOIN LATERAL (
         SELECT f.fact_id, f.in_question, f.true_by FROM fact_terms f
