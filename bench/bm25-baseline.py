@@ -11,11 +11,15 @@ k 10 as `eval` asks:
   newest-of-cut     all of those newest first, then the first 10 (the retrieval
                     issue's "0.6 x best cut, then newest first")
 
-Prints recall@10 and first answer, overall and by kind, as `eval` counts them.
+Prints recall@10 and first answer, overall and by kind, as `eval` counts them. With
+--ranks, prints instead each query's rank by BM25 alone (1 the best; "-" past the
+1,000th or unmatched) of its first fact holding the expected answer, one JSON line a
+query: how far plain BM25 would have to read to find what freshfacts misses.
 
   python3 bench/bm25-baseline.py corpus/facts-dev.jsonl corpus/queries-dev.jsonl
   python3 bench/bm25-baseline.py bench/.cache/corpus-1000000-seed1-disjoint2.jsonl \\
       corpus/queries-dev.jsonl /tmp/fts-1m.db     # the index is kept for the next run
+  python3 bench/bm25-baseline.py --ranks corpus/facts-dev.jsonl corpus/queries-dev.jsonl
 """
 import json
 import os
@@ -56,7 +60,8 @@ def kind_of(query):
     return kind
 
 
-def answers(db, query):
+def matches(db, query):
+    """The query's matches inside its window, best first: (answer, true_by, score)."""
     words = [w for w in re.findall(r"\w+", query["query"].lower()) if w not in STOP]
     sql = "SELECT answer, true_by, -bm25(f) FROM f WHERE f MATCH ?"
     params = [" OR ".join('"%s"' % w for w in words)]
@@ -64,7 +69,11 @@ def answers(db, query):
         sql += " AND true_by <= ?"
         params.append(query["true_by_max"])
     # A query of stop words alone matches nothing, and is counted as a miss.
-    rows = db.execute(sql + " ORDER BY bm25(f) LIMIT 1000", params).fetchall() if words else []
+    return db.execute(sql + " ORDER BY bm25(f) LIMIT 1000", params).fetchall() if words else []
+
+
+def answers(db, query):
+    rows = matches(db, query)
     if not rows:
         return {"best-then-newest": [], "newest-of-cut": []}
     kept = [r for r in rows if r[2] >= CUT * rows[0][2]]
@@ -72,9 +81,19 @@ def answers(db, query):
     return {"best-then-newest": newest(kept[:K]), "newest-of-cut": newest(kept)[:K]}
 
 
-def main(corpus, queries_file, path=":memory:"):
+def ranks(db, queries):
+    for query in queries:
+        expected = query["expect_answer_contains"].lower()
+        found = [i for i, r in enumerate(matches(db, query)) if expected in r[0].lower()]
+        rank = found[0] + 1 if found else "-"
+        print(json.dumps({"query": query["query"], "bm25_rank": rank}))
+
+
+def main(corpus, queries_file, path=":memory:", rank_only=False):
     db = open_index(corpus, path)
     queries = [json.loads(line) for line in open(queries_file) if line.strip()]
+    if rank_only:
+        return ranks(db, queries)
     tallies = {}
     for query in queries:
         expected = query["expect_answer_contains"].lower()
@@ -93,4 +112,5 @@ def main(corpus, queries_file, path=":memory:"):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    args = [a for a in sys.argv[1:] if a != "--ranks"]
+    main(*args[:3], rank_only="--ranks" in sys.argv[1:])
