@@ -251,15 +251,15 @@ function spellings(word: string, facts: string): string {
  * every selected fact (20,000 at 1M) cost 40% of a search there, the reach of ten times
  * the places 2% (bench/README.md).
  *
- * The commoner terms past the budget (up to `Ranking.termBoostShare`) select nothing but
- * add their weight to the selected facts that hold them (`boost`): at 1M an article's
- * middling words ("recalling … vehicles … update", each in 4,000 to 12,000 facts) are
- * what sets its fact apart from look-alikes tied with it on the rarer words, and the
- * answers they lift lay 300th to 11,000th by the rarer words alone. Summing those
- * postings into every fact they hold (a larger budget) cost half again as much as
- * adding them to the selected facts only, and only the facts they can lift to the
- * best reach's weight (`lift`: within the commoner terms' whole weight of it) are
- * looked up, so the boost changes nothing else.
+ * The commoner terms past the budget (up to `Ranking.termBoostShare`; past 100k facts,
+ * RankingRepository) select nothing but add their weight to the selected facts that
+ * hold them (`boost`): at 1M an article's middling words ("recalling … vehicles …
+ * update", each in 4,000 to 12,000 facts) are what sets its fact apart from look-alikes
+ * tied with it on the rarer words, and the answers they lift lay 11th to 11,246th by the
+ * rarer words alone, out of reach of any reach. Only the facts they can lift to the
+ * reach's weight (`lift`: within the commoner terms' whole weight of it) are looked up,
+ * so the boost changes nothing else; summing the same postings into every fact they
+ * hold (a larger budget) cost +66% of the statement at 1M against the boost's +50%.
  */
 function lexicalCandidates(parts: Parts, ranking: Ranking, limit: number): string {
   const answerWeight = float(ranking.answerWeight);
