@@ -135,17 +135,14 @@ export function rankingStatement(
  * naming words.
  */
 function terms(parts: Parts, ranking: Ranking): string {
-  const [commonShare, budget, budgetShare, boostShare] = [
-    float(ranking.commonTermShare),
-    int(ranking.termFactsBudget),
-    float(ranking.termFactsShare),
-    float(ranking.termBoostShare),
-  ];
+  const [commonShare, budget] = [float(ranking.commonTermShare), int(ranking.termFactsBudget)];
+  // Whether the term is among the rarest that hold at most `share` of the facts together.
+  const withinShare = (share: number) => `coalesce(s.ndoc, 0) <= c.facts * ${commonShare}
+               AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
+                   <= greatest(${budget}, c.facts * ${float(share)})`;
   // Past the selecting terms, the commoner ones that add their weight (`lexicalCandidates`).
   const boosting = boosts(ranking)
-    ? `             coalesce(s.ndoc, 0) <= c.facts * ${commonShare}
-               AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
-                   <= greatest(${budget}, c.facts * ${boostShare}) AS boosting,
+    ? `             ${withinShare(ranking.termBoostShare)} AS boosting,
 `
     : '';
   return `terms AS (
@@ -154,9 +151,7 @@ function terms(parts: Parts, ranking: Ranking): string {
              ${idf('s.ndoc')} AS idf,
              power(${idf('s.ndoc')},
                    ${float(ranking.termRarityPower)}) AS weight,
-             coalesce(s.ndoc, 0) <= c.facts * ${commonShare}
-               AND sum(coalesce(s.ndoc, 0)) OVER (ORDER BY coalesce(s.ndoc, 0), t.lexeme)
-                   <= greatest(${budget}, c.facts * ${budgetShare}) AS selective,
+             ${withinShare(ranking.termFactsShare)} AS selective,
 ${boosting}             n.named, w.spellings,
              ${anyOf('w.spellings', "''")} AS any_field,
              ${anyOf('w.spellings', "':A'")} AS in_question
@@ -265,7 +260,9 @@ function lexicalCandidates(parts: Parts, ranking: Ranking, limit: number): strin
   const answerWeight = float(ranking.answerWeight);
   const sameTerms = int(Math.ceil(limit * ranking.sameTermsShare));
   const reach = int(limit * ranking.sameTermsReach);
-  const weight = `sum(CASE WHEN ${parts.keywords} THEN t.idf ELSE t.weight END
+  // A term's weight on this side: plain IDF for keywords, as scoring weighs them.
+  const termWeight = `CASE WHEN ${parts.keywords} THEN t.idf ELSE t.weight END`;
+  const weight = `sum(${termWeight}
                  * CASE WHEN p.in_question THEN 1 ELSE ${answerWeight} END)`;
   const postings = `CROSS JOIN LATERAL (
         SELECT f.fact_id, f.in_question, f.true_by FROM fact_terms f
@@ -296,8 +293,8 @@ function lexicalCandidates(parts: Parts, ranking: Ranking, limit: number): strin
       -- Only these can reach the leaders' weight with every commoner term added.
       SELECT * FROM selected
       WHERE weight >= (SELECT min(weight) FROM leaders)
-                      - (SELECT coalesce(sum(CASE WHEN ${parts.keywords} THEN idf ELSE weight END), 0)
-                         FROM terms WHERE boosting AND NOT selective)
+                      - (SELECT coalesce(sum(${termWeight}), 0)
+                         FROM terms t WHERE t.boosting AND NOT t.selective)
     ),
     boost AS (
       SELECT p.fact_id AS id, ${weight} AS weight

@@ -63,11 +63,7 @@ export class RankingRepository {
    * The statement's stages: ranking-sql.ts.
    */
   async search(search: FactSearch, ranking: Ranking): Promise<ScoredFact[]> {
-    const [sql, params] = rankingStatement(
-      search,
-      this.atScale(ranking),
-      this.windowPath(search, ranking),
-    );
+    const [sql, params] = this.statement(search, ranking);
     // A search may be answered by a streaming replica (DATABASE_REPLICA_URLS).
     const rows = await this.reads.query<ScoredFact[]>(sql, params);
     return rows.map((row) => ({ ...row, score: Number(row.score) }));
@@ -79,11 +75,7 @@ export class RankingRepository {
    * the session settings), so that the plans of both stores can be read and compared.
    */
   async explain(search: FactSearch, ranking: Ranking): Promise<string> {
-    const [sql, params] = rankingStatement(
-      search,
-      this.atScale(ranking),
-      this.windowPath(search, ranking),
-    );
+    const [sql, params] = this.statement(search, ranking);
     const runner = this.db.createQueryRunner();
     await runner.connect();
     try {
@@ -139,6 +131,11 @@ export class RankingRepository {
       ),
     );
     await this.reads.warm(statements);
+  }
+
+  /** The ranking statement of `search` as the store's size and the window path make it. */
+  private statement(search: FactSearch, ranking: Ranking): [string, unknown[]] {
+    return rankingStatement(search, this.atScale(ranking), this.windowPath(search, ranking));
   }
 
   /**

@@ -87,8 +87,8 @@ WITH terms AS (
       -- Only these can reach the leaders' weight with every commoner term added.
       SELECT * FROM selected
       WHERE weight >= (SELECT min(weight) FROM leaders)
-                      - (SELECT coalesce(sum(CASE WHEN $4::boolean THEN idf ELSE weight END), 0)
-                         FROM terms WHERE boosting AND NOT selective)
+                      - (SELECT coalesce(sum(CASE WHEN $4::boolean THEN t.idf ELSE t.weight END), 0)
+                         FROM terms t WHERE t.boosting AND NOT t.selective)
     ),
     boost AS (
       SELECT p.fact_id AS id, sum(CASE WHEN $4::boolean THEN t.idf ELSE t.weight END
