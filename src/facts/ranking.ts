@@ -124,9 +124,10 @@ export interface Ranking {
    * The commoner terms past that budget, as many as hold at most this share of the
    * facts together with the selecting ones, select nothing but add their weight to the
    * selected facts holding them (`lexicalCandidates`). 5% moved 1M recall@10 0.910 →
-   * 0.931, at +50–64% of the statement's time there (bench/README.md). Only where the
-   * budget is the share, not its floor (RankingRepository): at 100k it would move one
-   * dev query for 20–35% of the statement.
+   * 0.931, at +50–64% of the statement's time there (+86–92% on a slower machine;
+   * bench/README.md). Only where the budget is the share, not its floor
+   * (RankingRepository): at 100k it would move one dev query for 20–35% of the
+   * statement.
    */
   termBoostShare: number;
   /**
